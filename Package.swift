@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// The target graph is the architecture: a pure core, one thin adapter per C
+// library, and the app that wires them (see ../shared/STYLE.md).
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+
+let package = Package(
+    name: "StreamPreview",
+    platforms: [.macOS(.v14)],
+    products: [.executable(name: "streampreview", targets: ["streampreview"])],
+    targets: [
+        // System libraries from Debian (module.modulemap + one-line header each).
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Only what Swift cannot call: variadic C functions and macros.
+        .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"]),
+
+        .target(name: "PreviewCore", swiftSettings: strict),
+        .target(name: "PreviewRedis", dependencies: ["PreviewCore", "CHiredis"], swiftSettings: strict),
+        .target(name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShims"], swiftSettings: strict),
+        .target(name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShims"], swiftSettings: strict),
+        .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
+        .target(
+            name: "PreviewApp",
+            dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto"],
+            swiftSettings: strict),
+        .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
+        .target(
+            name: "PreviewTestSupport",
+            dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient"],
+            swiftSettings: strict),
+
+        .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewCrypto", "PreviewTestSupport"]),
+        .testTarget(name: "PreviewRedisTests", dependencies: ["PreviewRedis", "PreviewTestSupport"]),
+        .testTarget(name: "PreviewHTTPClientTests", dependencies: ["PreviewHTTPClient", "PreviewHTTPServer", "PreviewTestSupport"]),
+        .testTarget(name: "PreviewHTTPServerTests", dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
+        .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
+        .testTarget(name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient"]),
+    ]
+)

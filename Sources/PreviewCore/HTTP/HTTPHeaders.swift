@@ -1,0 +1,44 @@
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Equatable, Sequence {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        let wanted = name.lowercased()
+        return fields.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        let wanted = name.lowercased()
+        return fields.filter { $0.name.lowercased() == wanted }.map(\.value)
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field called `name` with one holding `value`.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    public mutating func remove(_ name: String) {
+        let wanted = name.lowercased()
+        fields.removeAll { $0.name.lowercased() == wanted }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}

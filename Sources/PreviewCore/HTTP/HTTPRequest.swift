@@ -1,0 +1,44 @@
+/// A complete HTTP request as a plain value; only the server adapter knows the wire.
+public struct HTTPRequest: Sendable {
+    /// The method token as sent (`GET`, `POST`, ...), upper case.
+    public var method: String
+    /// The request target's path, still percent-encoded, without the query.
+    public var path: String
+    /// The raw query string after `?` (without it), still percent-encoded; empty when absent.
+    public var rawQuery: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// True when the client sent more body bytes than the limit the responder set for this
+    /// request; `body` then holds nothing and the responder answers 413.
+    public var bodyTooLarge: Bool
+    /// The peer's address as text (`127.0.0.1`), for logs and rate limits.
+    public var remoteAddress: String
+
+    public init(
+        method: String, path: String, rawQuery: String = "", headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], bodyTooLarge: Bool = false, remoteAddress: String = ""
+    ) {
+        self.method = method
+        self.path = path
+        self.rawQuery = rawQuery
+        self.headers = headers
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+        self.remoteAddress = remoteAddress
+    }
+}
+
+/// What the server adapter knows before the body arrives: enough to pick a body limit.
+public struct HTTPRequestHead: Sendable {
+    public var method: String
+    public var path: String
+    public var rawQuery: String
+    public var headers: HTTPHeaders
+
+    public init(method: String, path: String, rawQuery: String, headers: HTTPHeaders) {
+        self.method = method
+        self.path = path
+        self.rawQuery = rawQuery
+        self.headers = headers
+    }
+}
