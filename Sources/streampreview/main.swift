@@ -1,1 +1,6 @@
-print("streampreview")
+import Foundation
+import PreviewApp
+
+let code = StreamPreviewCLI.main(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(code.rawValue)

@@ -1,0 +1,77 @@
+// Shims for libmicrohttpd's variadic functions; see CShims_mhd.h.
+#include "CShims_mhd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+// Set only while CShims_mhd_start runs on this thread: MHD reports bind/listen failures
+// synchronously from MHD_start_daemon, so the caller can get the reason as text.
+static _Thread_local char *start_error;
+static _Thread_local size_t start_error_size;
+
+static void log_message(void *cls, const char *format, va_list arguments) {
+  (void)cls;
+  char message[512];
+  vsnprintf(message, sizeof message, format, arguments);
+  size_t length = strlen(message);
+  while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) {
+    message[--length] = '\0';
+  }
+  if (start_error != NULL) {
+    if (start_error[0] == '\0') {
+      snprintf(start_error, start_error_size, "%s", message);
+    }
+    return;
+  }
+  fprintf(stderr, "component=http-server event=microhttpd-error message=\"%s\"\n", message);
+}
+
+// Leaves escapes as sent: the app verifies signatures over the raw target, and the adapter
+// takes the path and query from the URI log callback, never from MHD's parsed copies.
+static size_t keep_escapes(void *cls, struct MHD_Connection *connection, char *s) {
+  (void)cls;
+  (void)connection;
+  return strlen(s);
+}
+
+struct MHD_Daemon *CShims_mhd_start(const struct CShims_mhd_settings *s, char *error,
+                                    size_t error_size) {
+  if (error != NULL && error_size > 0) {
+    error[0] = '\0';
+  }
+  // For options taking a function and a closure, the function goes in `value`.
+  struct MHD_OptionItem options[] = {
+      {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_message, NULL},
+      {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)s->thread_pool_size, NULL},
+      {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->connection_limit, NULL},
+      {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->connection_timeout_seconds, NULL},
+      {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)s->listen_backlog, NULL},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)s->connection_memory_limit, NULL},
+      {MHD_OPTION_SOCK_ADDR, 0, (void *)s->address},
+      {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)s->uri_log, s->context},
+      {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)s->completed, s->context},
+      {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)keep_escapes, NULL},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  start_error = error_size > 0 ? error : NULL;
+  start_error_size = error_size;
+  // The port argument is ignored when MHD_OPTION_SOCK_ADDR is given.
+  struct MHD_Daemon *daemon =
+      MHD_start_daemon(s->flags, 0, NULL, NULL, s->access_handler, s->context,
+                       MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+  start_error = NULL;
+  start_error_size = 0;
+  return daemon;
+}
+
+uint16_t CShims_mhd_bound_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+const struct sockaddr *CShims_mhd_client_address(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  return info == NULL ? NULL : info->client_addr;
+}

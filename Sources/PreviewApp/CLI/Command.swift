@@ -1,0 +1,68 @@
+public import PreviewCore
+
+/// A parsed command line.
+public enum Command: Sendable, Equatable {
+    case serve(ServeOptions)
+    case token(TokenOptions)
+    case upload(UploadOptions)
+    /// Print this text on stdout and exit 0.
+    case help(String)
+
+    /// `arguments` without the program name. Pure: flags override the environment,
+    /// which overrides the defaults.
+    public static func parse(_ arguments: [String], environment: [String: String]) -> Result<Command, UsageError> {
+        guard let name = arguments.first else { return .success(.help(Self.usage)) }
+        let rest = Array(arguments.dropFirst())
+        do throws(UsageError) {
+            switch name {
+            case "serve":
+                let options = try OptionParser.parse(rest, environment: environment, specs: ServeOptions.specs)
+                if options.helpRequested { return .success(.help(ServeOptions.help)) }
+                return .success(.serve(try ServeOptions.parse(options)))
+            case "token":
+                let options = try OptionParser.parse(rest, environment: environment, specs: TokenOptions.specs)
+                if options.helpRequested { return .success(.help(TokenOptions.help)) }
+                return .success(.token(try TokenOptions.parse(options)))
+            case "upload":
+                let options = try OptionParser.parse(
+                    rest, environment: environment, specs: UploadOptions.specs, positionalAllowed: 2)
+                if options.helpRequested { return .success(.help(UploadOptions.help)) }
+                return .success(.upload(try UploadOptions.parse(options)))
+            case "help", "--help", "-h":
+                return .success(.help(Self.usage))
+            default:
+                throw UsageError("unknown command '\(name)'; see 'streampreview --help'")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public static let usage = """
+        streampreview: live-stream preview clips: signed uploads, verified commits, a ranked feed.
+
+        Usage: streampreview <command> [options]
+
+        Commands:
+          serve     run the HTTP API (with its own Redis and object store unless configured)
+          token     print a bearer token signed with the server's secret
+          upload    upload a clip and thumbnail to a running server and commit them
+
+        Run 'streampreview <command> --help' for the options of a command.
+        """
+}
+
+extension ServeOptions {
+    static var help: String {
+        """
+        Usage: streampreview serve [options]
+
+        Runs the API. With nothing configured it starts its own redis-server (unix socket,
+        append-only file) and a local object store under the data dir, keeps a token secret
+        there, and prints 'listening on http://HOST:PORT' when ready.
+
+        Options (flags override environment variables):
+        \(OptionParser.helpText(specs))
+        """
+    }
+}

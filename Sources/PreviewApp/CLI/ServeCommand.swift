@@ -1,0 +1,86 @@
+import Foundation
+import PreviewCore
+import PreviewCrypto
+import PreviewHTTPServer
+import PreviewRedis
+
+/// `streampreview serve`: Redis (ours or given), the object store, the HTTP API and the sweeper.
+enum ServeCommand {
+    /// Runs until SIGTERM or SIGINT. Must be called on the main thread: the embedded
+    /// redis-server is tied to the life of the thread that starts it.
+    static func run(_ options: ServeOptions) throws -> ExitCode {
+        let signals = ShutdownSignals.block()
+        let data = try DataDirectory(path: options.dataDirectory)
+        let crypto = OpenSSLCrypto()
+
+        let embeddedRedis: RedisServerProcess?
+        let endpoint: RedisEndpoint
+        if let url = options.redisURL {
+            do { endpoint = try RedisEndpoint.parse(url) } catch { throw AppError("--redis: \(error)", exitCode: .usage) }
+            embeddedRedis = nil
+        } else {
+            do {
+                let process = try RedisServerProcess.start(directory: data.redisDirectory, executable: options.redisServer)
+                embeddedRedis = process
+                endpoint = process.endpoint
+                Log.info("redis_started", ["socket": process.socketPath, "pid": String(process.pid)])
+            } catch {
+                throw AppError("\(error)", exitCode: .unavailable)
+            }
+        }
+        defer { embeddedRedis?.stop() }
+
+        let tokenSecret = try options.tokenSecret ?? data.secret(named: "token-secret")
+        let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + 2)
+        let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
+        let localStore = try LocalObjectStore(
+            root: data.objectsDirectory, publicBaseURL: options.publicBaseURL,
+            secret: try data.secret(named: "storage-secret"), grid: options.urlGrid, crypto: crypto)
+        let context = AppContext(
+            store: store, storage: localStore, localStore: localStore, policy: options.policy,
+            authenticator: Authenticator(
+                verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(tokenSecret.utf8)), crypto: crypto)),
+            liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
+            crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
+            publicBaseURL: options.publicBaseURL, nowMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) })
+
+        var configuration = HTTPServerConfiguration()
+        configuration.host = options.host
+        configuration.port = options.port
+        configuration.threadPoolSize = options.threads
+        let server = HTTPServer(configuration: configuration, responder: Router(context: context))
+        let port: UInt16
+        do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
+        defer { server.stop() }
+        let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
+        try localStore.setBaseURL(baseURL)
+
+        let sweeper = SweeperLoop(
+            sweeper: Sweeper(
+                store: store, storage: localStore, urlLifetime: options.urlGrid.lifetime,
+                recheckAfter: max(60, options.policy.previewTTL)),
+            interval: options.sweepInterval)
+        sweeper.start()
+        defer { sweeper.stop() }
+
+        print("listening on http://\(displayHost(options.host)):\(port)")
+        fflush(nil)
+        Log.info("ready", ["port": String(port), "base_url": baseURL, "data_dir": data.path])
+        let signal = signals.wait(whileAlive: embeddedRedis)
+        Log.info("stopping", ["reason": signal])
+        return .ok
+    }
+
+    /// The host clients should use: a wildcard address is reached via loopback.
+    static func clientHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0", "": return "127.0.0.1"
+        case "::": return "[::1]"
+        default: return host.contains(":") ? "[\(host)]" : host
+        }
+    }
+
+    static func displayHost(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+}

@@ -1,0 +1,79 @@
+public import PreviewCore
+
+/// Everything `serve` can be told; the defaults are the embedded, nothing-configured mode.
+public struct ServeOptions: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port: UInt16 = 8080
+    public var dataDirectory = "./.streampreview"
+    /// An existing Redis (`redis://host:port/db`, `unix:///path`); nil starts our own.
+    public var redisURL: String?
+    public var redisServer = "redis-server"
+    /// The base URL clients use to reach this server (for local-store URLs); nil = http://host:port.
+    public var publicURL: String?
+    /// A public/CDN base URL objects are readable at without a signature; nil = signed GET URLs.
+    public var publicBaseURL: String?
+    public var tokenSecret: String?
+    public var policy = UploadPolicy()
+    public var threads = 8
+    public var sweepInterval: Int64 = 30
+    public var keyPrefix = "sp"
+    public var seenTTL: Int64 = 7 * 86400
+    public var feedCacheMilliseconds: Int64 = 1000
+    public var urlGrid = ExpiryGrid()
+
+    public init() {}
+
+    static let specs: [OptionSpec] = [
+        OptionSpec(flag: "host", environment: "STREAMPREVIEW_HOST", help: "address to listen on (default 127.0.0.1)"),
+        OptionSpec(flag: "port", environment: "STREAMPREVIEW_PORT", help: "port to listen on; 0 picks a free one (default 8080)"),
+        OptionSpec(flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR", help: "embedded Redis, objects and secrets (default ./.streampreview)"),
+        OptionSpec(flag: "redis", environment: "STREAMPREVIEW_REDIS_URL", help: "use this Redis (redis://host:port/db or unix:///path) instead of starting one"),
+        OptionSpec(flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER", help: "redis-server executable for the embedded Redis (default redis-server)"),
+        OptionSpec(flag: "public-url", environment: "STREAMPREVIEW_PUBLIC_URL", help: "base URL clients reach this server at (default http://HOST:PORT)"),
+        OptionSpec(flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL", help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
+        OptionSpec(flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET", help: "HS256 secret for bearer tokens (default: kept in the data dir)"),
+        OptionSpec(flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL", help: "seconds the signed PUT URLs work (default 900)"),
+        OptionSpec(flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL", help: "seconds a committed preview stays in the feed (default 600)"),
+        OptionSpec(flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES", help: "clip size limit (default 10485760)"),
+        OptionSpec(flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES", help: "thumbnail size limit (default 1048576)"),
+        OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
+        OptionSpec(flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL", help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
+        OptionSpec(flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX", help: "prefix of every Redis key (default sp)"),
+    ]
+
+    static func parse(_ options: ParsedOptions) throws(UsageError) -> ServeOptions {
+        var serve = ServeOptions()
+        if let host = options.string("host") { serve.host = host }
+        serve.port = UInt16(try options.int64("port", default: Int64(serve.port), range: 0...65535))
+        if let dir = options.string("data-dir") { serve.dataDirectory = dir }
+        serve.redisURL = options.string("redis")
+        if let path = options.string("redis-server") { serve.redisServer = path }
+        serve.publicURL = try options.string("public-url").map { url throws(UsageError) in try baseURL(url, flag: "public-url") }
+        serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in try baseURL(url, flag: "public-base-url") }
+        serve.tokenSecret = options.string("token-secret")
+        serve.policy.uploadURLTTL = try options.int64("upload-url-ttl", default: 900, range: 1...604_800)
+        serve.policy.previewTTL = try options.int64("preview-ttl", default: 600, range: 1...31_536_000)
+        serve.policy.maxMovieBytes = try options.int64("max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
+        serve.policy.maxThumbnailBytes = try options.int64(
+            "max-thumbnail-bytes", default: serve.policy.maxThumbnailBytes, range: 1...(1 << 40))
+        serve.threads = Int(try options.int64("threads", default: 8, range: 1...256))
+        serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
+        if let prefix = options.string("key-prefix") {
+            guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {
+                throw UsageError("--key-prefix must be non-empty and must not contain { or }")
+            }
+            serve.keyPrefix = prefix
+        }
+        return serve
+    }
+
+    /// A base URL without a trailing slash; only http and https.
+    static func baseURL(_ text: String, flag: String) throws(UsageError) -> String {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+            throw UsageError("--\(flag) must start with http:// or https://")
+        }
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// The program: parse, run one command, map failures to exit codes and one stderr line.
+public enum StreamPreviewCLI {
+    public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
+        // hiredis and libcurl write to sockets; a peer that went away must not kill us.
+        signal(SIGPIPE, SIG_IGN)
+        switch Command.parse(arguments, environment: environment) {
+        case .failure(let error):
+            FileHandle.standardError.write(Data("streampreview: \(error.message)\n".utf8))
+            return .usage
+        case .success(let command):
+            do {
+                switch command {
+                case .help(let text):
+                    print(text)
+                    return .ok
+                case .serve(let options): return try ServeCommand.run(options)
+                case .token(let options): return try TokenCommand.run(options)
+                case .upload(let options): return try UploadCommand.run(options)
+                }
+            } catch let error as AppError {
+                FileHandle.standardError.write(Data("streampreview: \(error.description)\n".utf8))
+                return error.exitCode
+            } catch {
+                FileHandle.standardError.write(Data("streampreview: \(error)\n".utf8))
+                return .failure
+            }
+        }
+    }
+}

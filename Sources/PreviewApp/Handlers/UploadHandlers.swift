@@ -1,0 +1,116 @@
+import PreviewCore
+import PreviewCrypto
+import PreviewRedis
+
+/// `POST /api/preview/post`, `POST /api/preview/commit`, `DELETE /api/preview/{streamId}`.
+struct UploadHandlers: Sendable {
+    let context: AppContext
+
+    /// Issues an upload: a fresh upload ID, two object keys, two signed PUT URLs.
+    func post(_ request: HTTPRequest) throws -> HTTPResponse {
+        let now = context.now
+        let caller = try context.authenticator.caller(request, now: now)
+        let body = try WireIO.decode(StreamPreviewPostRequest.self, from: request)
+        let spec = try context.policy.validate(
+            streamId: body.streamId, movieBytes: body.movieBytes, thumbnailBytes: body.thumbnailBytes,
+            movieContentType: body.movieContentType, thumbnailContentType: body.thumbnailContentType
+        ).get()
+        try Authenticator.requireOwner(caller, of: spec.streamId)
+
+        let uploadId = UploadID.make(randomBytes: try SecureRandom.bytes(16))
+        let upload = PendingUpload(
+            streamId: spec.streamId, uploadId: uploadId,
+            movieKey: ObjectKeys.movie(streamId: spec.streamId, uploadId: uploadId, type: spec.movie.type),
+            thumbnailKey: ObjectKeys.thumbnail(streamId: spec.streamId, uploadId: uploadId, type: spec.thumbnail.type),
+            movie: spec.movie, thumbnail: spec.thumbnail, urlExpiresAt: now + context.policy.uploadURLTTL)
+        let ttl = context.policy.uploadURLTTL
+        let movie = try context.storage.uploadTarget(key: upload.movieKey, spec: spec.movie, now: now, expiresIn: ttl)
+        let thumbnail = try context.storage.uploadTarget(
+            key: upload.thumbnailKey, spec: spec.thumbnail, now: now, expiresIn: ttl)
+        try context.store.recordUpload(upload, keepUntil: upload.urlExpiresAt + context.policy.commitWindow)
+        let response = StreamPreviewPostResponse(
+            movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
+            expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers)
+        return WireIO.response(response, for: request)
+    }
+
+    /// Verifies both objects of an upload and publishes them as the stream's new preview.
+    func commit(_ request: HTTPRequest) throws -> HTTPResponse {
+        let now = context.now
+        let caller = try context.authenticator.caller(request, now: now)
+        let body = try WireIO.decode(StreamPreviewCommitRequest.self, from: request)
+        guard StreamID.isValid(body.streamId) else {
+            throw APIError.invalid("streamId", "streamId must be a positive 64-bit integer")
+        }
+        guard UploadID.isValid(body.uploadId) else {
+            throw APIError.invalid("uploadId", "uploadId must be the 32 hex digits the upload request returned")
+        }
+        try Authenticator.requireOwner(caller, of: body.streamId)
+
+        let (pending, live) = try context.store.uploadAndPreview(streamId: body.streamId, uploadId: body.uploadId)
+        if let live, live.preview.uploadId == body.uploadId, live.preview.expiresAt > now {
+            return try answer(.alreadyPublished(live), request: request, now: now)
+        }
+        guard let pending else {
+            throw APIError(.uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
+        }
+        let movie = try verify(key: pending.movieKey, spec: pending.movie, name: "movie")
+        let thumbnail = try verify(key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail")
+        let record = PreviewRecord(
+            streamId: pending.streamId, version: 0, uploadId: pending.uploadId, movieKey: pending.movieKey,
+            thumbnailKey: pending.thumbnailKey, movieType: pending.movie.type, thumbnailType: pending.thumbnail.type,
+            movieBytes: movie.size, thumbnailBytes: thumbnail.size, movieURL: context.publicURL(of: pending.movieKey),
+            thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
+            expiresAt: now + context.policy.previewTTL)
+        let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime)
+        context.liveCache.invalidate()
+        return try answer(outcome, request: request, now: now)
+    }
+
+    private func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse {
+        switch outcome {
+        case .published(let stream), .alreadyPublished(let stream):
+            let item = try context.feedItem(stream, seen: false, liked: false, now: now)
+            return WireIO.response(item, for: request)
+        case .uploadGone:
+            throw APIError(.uploadNotFound, "the upload expired before it was committed", target: "uploadId")
+        }
+    }
+
+    /// Checks one uploaded object: it exists, its size and type are what was signed, and its
+    /// leading bytes are of that type.
+    private func verify(key: String, spec: UploadSpec.ObjectSpec, name: String) throws -> ObjectInfo {
+        guard let info = try context.storage.inspect(key: key, prefixLength: MediaType.sniffLength) else {
+            throw APIError(.objectMissing, "the \(name) was not uploaded", target: name)
+        }
+        if let declared = spec.declaredBytes, info.size != declared {
+            throw APIError(
+                .objectSizeMismatch, "the \(name) is \(info.size) bytes; \(declared) were declared", target: name)
+        }
+        guard info.size > 0, info.size <= spec.maxBytes else {
+            throw APIError(
+                .objectSizeMismatch, "the \(name) is \(info.size) bytes; allowed are 1 to \(spec.maxBytes)",
+                target: name)
+        }
+        if let stored = info.contentType, MediaType.parse(stored) != spec.type {
+            throw APIError(
+                .objectTypeMismatch, "the \(name) was stored as \(stored), not \(spec.type.rawValue)", target: name)
+        }
+        guard spec.type.matches(info.prefix) else {
+            throw APIError(
+                .objectContentMismatch, "the \(name)'s leading bytes are not those of \(spec.type.rawValue)",
+                target: name)
+        }
+        return info
+    }
+
+    /// Takes a stream's preview out of the feed now (end of stream).
+    func delete(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
+        let now = context.now
+        let caller = try context.authenticator.caller(request, now: now)
+        try Authenticator.requireOwner(caller, of: streamId)
+        _ = try context.store.retire(streamId: streamId, retireUntil: now + context.urlLifetime)
+        context.liveCache.invalidate()
+        return WireIO.noContent()
+    }
+}

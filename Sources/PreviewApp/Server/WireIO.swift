@@ -1,0 +1,58 @@
+import PreviewCore
+
+/// Reading API messages from requests and writing them into responses, in JSON or protobuf.
+enum WireIO {
+    /// The largest API request body; larger is 413.
+    static let maxAPIBodyBytes = 64 * 1024
+
+    /// Decodes the request body as `M`, by Content-Type. 415 for other types, 400 for bad bytes.
+    static func decode<M: WireMessage>(_ type: M.Type, from request: HTTPRequest) throws(APIError) -> M {
+        guard let format = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"]) else {
+            throw APIError(
+                .unsupportedMediaType, "send application/json or application/x-protobuf",
+                target: "Content-Type")
+        }
+        do {
+            switch format {
+            case .json: return try M(json: request.body)
+            case .protobuf: return try M(protobuf: request.body)
+            }
+        } catch {
+            switch error {
+            case .malformed(let message): throw APIError(.invalidArgument, "malformed request body: \(message)")
+            case .invalidField(let name, let message): throw APIError.invalid(name, message)
+            }
+        }
+    }
+
+    /// The response format: Accept first, then the request's own body format, then JSON.
+    static func responseFormat(for request: HTTPRequest) -> WireFormat {
+        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"]) ?? .json
+        return WireFormat.forResponse(accept: request.headers["Accept"], fallback: own)
+    }
+
+    static func response(_ message: some WireMessage, status: Int = 200, for request: HTTPRequest) -> HTTPResponse {
+        let format = responseFormat(for: request)
+        let body: [UInt8]
+        switch format {
+        case .json: body = message.jsonBytes()
+        case .protobuf: body = message.protobufBytes()
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", format.contentType)
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: status, headers: headers, body: .bytes(body))
+    }
+
+    /// The error body, same shape in JSON and protobuf (`ErrorResponse` in the proto).
+    static func error(_ error: APIError, requestId: String, for request: HTTPRequest) -> HTTPResponse {
+        let message = ErrorResponse(
+            code: error.code.rawValue, message: error.message, target: error.target, requestId: requestId)
+        var response = response(message, status: error.status, for: request)
+        if error.code == .unavailable { response.headers.add("Retry-After", "1") }
+        if error.code == .unauthenticated { response.headers.add("WWW-Authenticate", "Bearer") }
+        return response
+    }
+
+    static func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import PreviewCore
+import Synchronization
+
+/// The embedded object store: objects are files under `<data>/objects/data/<key>`, their
+/// content types under `<data>/objects/meta/<key>`, and this process serves them under
+/// `/objects/<key>` with SigV4-shaped signed URLs (region `local`, service `s3`).
+///
+/// An object appears only when completely written: bytes go to a temporary file that is
+/// renamed into place.
+final class LocalObjectStore: ObjectStorage {
+    static let region = "local"
+    static let service = "s3"
+    static let accessKeyId = "streampreview-local"
+    /// Signed query parameter carrying the most bytes a PUT may send (our extension; S3 URLs
+    /// sign an exact Content-Length instead).
+    static let maxBytesParameter = "x-sp-max-bytes"
+
+    let root: String
+    let publicBaseURL: String?
+    let grid: ExpiryGrid
+    private let secret: String
+    private let signer: SigV4Signer
+    let verifier: SigV4Verifier
+    /// Scheme and authority of the URLs we sign; known only once the server has its port.
+    private let location = Mutex<(scheme: String, host: String)>(("http", "127.0.0.1"))
+    private let signedURLs: SignedURLCache
+
+    init(root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives) throws {
+        self.root = root
+        self.publicBaseURL = publicBaseURL
+        self.grid = grid
+        self.secret = secret
+        signer = SigV4Signer(
+            credentials: SigV4Credentials(accessKeyId: Self.accessKeyId, secretAccessKey: secret), crypto: crypto)
+        verifier = SigV4Verifier(region: Self.region, service: Self.service, crypto: crypto)
+        signedURLs = SignedURLCache()
+        for folder in ["data", "meta", "tmp"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+        }
+    }
+
+    // MARK: URLs
+
+    /// Sets the base URL clients reach this server at (`http://127.0.0.1:8080`).
+    func setBaseURL(_ baseURL: String) throws {
+        guard let components = URLComponents(string: baseURL), let scheme = components.scheme,
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else { throw AppError("the public URL '\(baseURL)' is not a valid http(s) URL", exitCode: .usage) }
+        let authority = (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
+        location.withLock { $0 = (scheme, authority) }
+    }
+
+    func uploadTarget(key: String, spec: UploadSpec.ObjectSpec, now: Int64, expiresIn: Int64) throws -> UploadTarget {
+        var headers: [(name: String, value: String)] = [("content-type", spec.type.rawValue)]
+        if let declared = spec.declaredBytes { headers.append(("content-length", String(declared))) }
+        let url = try sign(
+            method: "PUT", key: key, headers: headers, query: [(Self.maxBytesParameter, String(spec.maxBytes))],
+            signingTime: now, expiresIn: expiresIn)
+        var required = ["Content-Type": spec.type.rawValue]
+        if let declared = spec.declaredBytes { required["Content-Length"] = String(declared) }
+        return UploadTarget(url: url, headers: required)
+    }
+
+    func downloadURL(key: String, now: Int64) throws -> String {
+        if let publicBaseURL { return publicBaseURL + "/" + ObjectPath.encode(key) }
+        let signingTime = grid.signingTime(at: now)
+        return try signedURLs.url(key: key, signingTime: signingTime) {
+            try sign(method: "GET", key: key, headers: [], query: [], signingTime: signingTime, expiresIn: grid.lifetime)
+        }
+    }
+
+    /// Signs a URL for any method on `key` (also used by tests and, later, `presign`).
+    func sign(
+        method: String, key: String, headers: [(name: String, value: String)], query: [(name: String, value: String)],
+        signingTime: Int64, expiresIn: Int64
+    ) throws -> String {
+        let (scheme, host) = location.withLock { $0 }
+        let request = SigV4PresignRequest(
+            method: method, scheme: scheme, host: host, path: Route.objectsPrefix + key, signedHeaders: headers,
+            extraQuery: query, region: Self.region, service: Self.service, signingTime: signingTime,
+            expiresSeconds: Int(expiresIn))
+        return try signer.presign(request)
+    }
+
+    func secret(forAccessKey id: String) -> String? { id == Self.accessKeyId ? secret : nil }
+
+    // MARK: Files
+
+    /// The file of a key, or nil for a key that cannot name a file safely.
+    func dataPath(_ key: String) -> String? { ObjectKeyPath.isSafe(key) ? "\(root)/data/\(key)" : nil }
+    private func metaPath(_ key: String) -> String { "\(root)/meta/\(key)" }
+
+    func inspect(key: String, prefixLength: Int) throws -> ObjectInfo? {
+        guard let path = dataPath(key) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let size = Int64(try handle.seekToEnd())
+        try handle.seek(toOffset: 0)
+        let prefix = [UInt8](try handle.read(upToCount: prefixLength) ?? Data())
+        return ObjectInfo(size: size, contentType: storedContentType(key), prefix: prefix)
+    }
+
+    func storedContentType(_ key: String) -> String? {
+        (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stores an object atomically: content type first, then the bytes renamed into place.
+    func write(key: String, bytes: [UInt8], contentType: String) throws {
+        guard let path = dataPath(key) else { throw StorageError("unsafe object key") }
+        try writeAtomically(path: metaPath(key), bytes: Array(contentType.utf8))
+        try writeAtomically(path: path, bytes: bytes)
+    }
+
+    func delete(key: String) throws {
+        guard let path = dataPath(key) else { return }
+        for file in [path, metaPath(key)] where unlink(file) != 0 && errno != ENOENT {
+            throw StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
+        }
+        // Drop the now empty upload and stream folders; failure just means they aren't empty.
+        var folder = (key as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            rmdir("\(root)/data/\(folder)")
+            rmdir("\(root)/meta/\(folder)")
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+    }
+
+    private func writeAtomically(path: String, bytes: [UInt8]) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = "\(root)/tmp/\(UUID().uuidString)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StorageError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
+            while written < buffer.count {
+                let n = Foundation.write(fd, base + written, buffer.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw StorageError("cannot store \(path): \(reason)")
+        }
+    }
+}
+
+/// Which object keys the local store accepts as file names.
+enum ObjectKeyPath {
+    /// Non-empty UTF-8 up to 1,024 bytes, relative, no empty, `.` or `..` segments, no NUL:
+    /// a key can never leave the objects folder.
+    static func isSafe(_ key: String) -> Bool {
+        let bytes = key.utf8
+        guard !bytes.isEmpty, bytes.count <= 1024, !bytes.contains(0) else { return false }
+        return key.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && $0 != "." && $0 != ".."
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import PreviewCore
+
+/// Where clip and thumbnail bytes live. Two real implementations: the embedded local store
+/// (files under the data dir, served by this process) and, later, S3/GCS over libcurl.
+protocol ObjectStorage: Sendable {
+    /// A PUT URL for `key`, bound to the method, the content type and the size, and the exact
+    /// headers the client must send with it.
+    func uploadTarget(key: String, spec: UploadSpec.ObjectSpec, now: Int64, expiresIn: Int64) throws -> UploadTarget
+    /// A GET URL for the feed: plain on the public base URL when one is configured, otherwise
+    /// signed on the expiry grid so every viewer in a window gets the same URL.
+    func downloadURL(key: String, now: Int64) throws -> String
+    /// Size, stored content type and up to `prefixLength` leading bytes; nil when absent.
+    func inspect(key: String, prefixLength: Int) throws -> ObjectInfo?
+    /// Deletes an object; deleting a missing object succeeds.
+    func delete(key: String) throws
+}
+
+struct UploadTarget: Sendable, Equatable {
+    var url: String
+    var headers: [String: String]
+}
+
+struct ObjectInfo: Sendable, Equatable {
+    var size: Int64
+    var contentType: String?
+    var prefix: [UInt8]
+}
+
+/// A storage operation that failed (disk, network); the API answers 503 or 500.
+struct StorageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

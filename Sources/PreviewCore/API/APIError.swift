@@ -1,0 +1,68 @@
+/// Every error a client can see: a stable machine code, an HTTP status and a human message.
+/// Rendered in one place (`ErrorRenderer` in the app) for JSON and protobuf alike.
+public struct APIError: Error, Sendable, Equatable {
+    public var code: Code
+    public var message: String
+    /// The field or object the error is about (`streamId`, `movie`, `thumbnail`), if one.
+    public var target: String
+
+    public init(_ code: Code, _ message: String, target: String = "") {
+        self.code = code
+        self.message = message
+        self.target = target
+    }
+
+    public var status: Int { code.status }
+
+    /// Stable codes; the raw value is what clients see.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidArgument = "invalid_argument"
+        case unauthenticated
+        case forbidden
+        case notFound = "not_found"
+        case methodNotAllowed = "method_not_allowed"
+        case notAcceptable = "not_acceptable"
+        case uploadNotFound = "upload_not_found"
+        case objectMissing = "object_missing"
+        case payloadTooLarge = "payload_too_large"
+        case unsupportedMediaType = "unsupported_media_type"
+        case rangeNotSatisfiable = "range_not_satisfiable"
+        case objectSizeMismatch = "object_size_mismatch"
+        case objectTypeMismatch = "object_type_mismatch"
+        case objectContentMismatch = "object_content_mismatch"
+        case signatureInvalid = "signature_invalid"
+        case urlExpired = "url_expired"
+        case streamNotLive = "stream_not_live"
+        case internalError = "internal"
+        case unavailable
+
+        public var status: Int {
+            switch self {
+            case .invalidArgument: return 400
+            case .unauthenticated: return 401
+            case .forbidden, .signatureInvalid, .urlExpired: return 403
+            case .notFound, .streamNotLive: return 404
+            case .methodNotAllowed: return 405
+            case .notAcceptable: return 406
+            case .uploadNotFound, .objectMissing: return 409
+            case .payloadTooLarge: return 413
+            case .unsupportedMediaType: return 415
+            case .rangeNotSatisfiable: return 416
+            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch: return 422
+            case .internalError: return 500
+            case .unavailable: return 503
+            }
+        }
+    }
+}
+
+extension APIError {
+    public static func invalid(_ field: String, _ message: String) -> APIError {
+        APIError(.invalidArgument, message, target: field)
+    }
+
+    public static let internalError = APIError(.internalError, "internal error; the request ID is in the logs")
+
+    public static let redisUnavailable = APIError(
+        .unavailable, "the preview database is unavailable; retry shortly")
+}

@@ -1,0 +1,82 @@
+/// Every route of the service, parsed by one pure function and dispatched by an exhaustive switch.
+public enum Route: Sendable, Equatable {
+    case health
+    case ready
+    case postPreview
+    case commitPreview
+    case deletePreview(streamId: Int64)
+    case feed
+    case like(streamId: Int64)
+    case unlike(streamId: Int64)
+    case markSeen(streamId: Int64)
+    /// The embedded local object store; `key` is still percent-encoded as sent.
+    case object(method: ObjectMethod, encodedKey: String)
+
+    public enum ObjectMethod: String, Sendable {
+        case get = "GET", head = "HEAD", put = "PUT"
+    }
+
+    /// Prefix under which the local object store serves objects.
+    public static let objectsPrefix = "/objects/"
+
+    /// Maps method + raw path to a route. Unknown paths are 404, known paths with another
+    /// method 405 (with the allowed methods), malformed stream IDs 400.
+    public static func parse(method: String, path: String) -> Result<Route, RouteError> {
+        if path.hasPrefix(objectsPrefix) {
+            let key = String(path.dropFirst(objectsPrefix.count))
+            guard let objectMethod = ObjectMethod(rawValue: method) else {
+                return .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT"]))
+            }
+            return .success(.object(method: objectMethod, encodedKey: key))
+        }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // A leading "/" yields an empty first part.
+        guard parts.first == "" else { return .failure(.notFound) }
+        let segments = Array(parts.dropFirst())
+        func only(_ allowed: String, _ route: Route) -> Result<Route, RouteError> {
+            method == allowed ? .success(route) : .failure(.methodNotAllowed(allowed: [allowed]))
+        }
+        switch segments {
+        case ["healthz"]: return only("GET", .health)
+        case ["readyz"]: return only("GET", .ready)
+        case ["api", "preview", "post"]: return only("POST", .postPreview)
+        case ["api", "preview", "commit"]: return only("POST", .commitPreview)
+        case ["api", "feed"]: return only("GET", .feed)
+        case let s where s.count == 3 && s[0] == "api" && s[1] == "preview":
+            return streamID(s[2]).flatMap { only("DELETE", .deletePreview(streamId: $0)) }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "like":
+            return streamID(s[2]).flatMap { id in
+                switch method {
+                case "POST": return .success(.like(streamId: id))
+                case "DELETE": return .success(.unlike(streamId: id))
+                default: return .failure(.methodNotAllowed(allowed: ["POST", "DELETE"]))
+                }
+            }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "seen":
+            return streamID(s[2]).flatMap { only("POST", .markSeen(streamId: $0)) }
+        default:
+            return .failure(.notFound)
+        }
+    }
+
+    private static func streamID(_ text: String) -> Result<Int64, RouteError> {
+        guard let id = StreamID.parse(text) else { return .failure(.badStreamID(text)) }
+        return .success(id)
+    }
+}
+
+public enum RouteError: Error, Sendable, Equatable {
+    case notFound
+    case methodNotAllowed(allowed: [String])
+    case badStreamID(String)
+
+    public var apiError: APIError {
+        switch self {
+        case .notFound: return APIError(.notFound, "no such route")
+        case .methodNotAllowed(let allowed):
+            return APIError(.methodNotAllowed, "method not allowed; use \(allowed.joined(separator: ", "))")
+        case .badStreamID:
+            return .invalid("streamId", "streamId must be a positive 64-bit integer")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// The HMAC keys tokens may be signed with: the default for tokens without `kid`, and
+/// named keys for rotation (RFC 7515 §4.1.4 `kid`).
+public struct JWTKeySet: Sendable {
+    public var defaultKey: [UInt8]
+    public var keys: [String: [UInt8]]
+
+    public init(defaultKey: [UInt8], keys: [String: [UInt8]] = [:]) {
+        self.defaultKey = defaultKey
+        self.keys = keys
+    }
+}
+
+/// Verifies HS256 bearer tokens (RFC 7519 §7.2 validation, RFC 7518 §3.2 HMAC).
+///
+/// Order: shape and header first, then the MAC (compared in constant time), and only then
+/// the claims are parsed and the times checked, so unsigned input never reaches the
+/// claims decoder.
+public struct JWTVerifier: Sendable {
+    /// Tokens longer than this are refused unparsed.
+    public static let maxTokenLength = 8192
+
+    public let keys: JWTKeySet
+    private let crypto: any CryptoPrimitives
+
+    public init(keys: JWTKeySet, crypto: any CryptoPrimitives) {
+        self.keys = keys
+        self.crypto = crypto
+    }
+
+    /// The claims of `token` if it is well-formed, signed by a key of the set and valid at
+    /// `now` (Unix seconds), allowing `leeway` seconds of clock difference both ways.
+    public func verify(_ token: String, now: Int64, leeway: Int64 = 30) -> Result<TokenClaims, TokenError> {
+        guard token.utf8.count <= Self.maxTokenLength else { return .failure(.malformed) }
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(Substring(parts[0])),
+            let header = JWTJSON.decode(JWTJSON.Header.self, from: headerBytes), let alg = header.alg
+        else { return .failure(.malformed) }
+        // Before the signature part is looked at: `alg: none` tokens have an empty one.
+        guard alg == JWTAlgorithm.hs256 else { return .failure(.unsupportedAlgorithm(alg)) }
+        guard header.typ.map({ $0.uppercased() == "JWT" }) ?? true,
+            !parts[1].isEmpty, !parts[2].isEmpty,
+            let payloadBytes = Base64URL.decode(Substring(parts[1])),
+            let mac = Base64URL.decode(Substring(parts[2]))
+        else { return .failure(.malformed) }
+        let key: [UInt8]
+        if let kid = header.kid {
+            guard let named = keys.keys[kid] else { return .failure(.unknownKeyID(kid)) }
+            key = named
+        } else {
+            key = keys.defaultKey
+        }
+
+        let signingInput = Array(token.utf8[..<parts[1].endIndex])
+        let expected = crypto.hmacSHA256(key: key, message: signingInput)
+        guard crypto.constantTimeEqual(expected, mac) else { return .failure(.badSignature) }
+
+        guard let payload = JWTJSON.decode(JWTJSON.Payload.self, from: payloadBytes) else {
+            return .failure(.malformed)
+        }
+        return claims(from: payload, now: now, leeway: max(0, leeway))
+    }
+
+    private func claims(from payload: JWTJSON.Payload, now: Int64, leeway: Int64) -> Result<TokenClaims, TokenError> {
+        guard let sub = payload.sub else { return .failure(.missingClaim("sub")) }
+        guard let roleText = payload.role else { return .failure(.missingClaim("role")) }
+        guard let streamIds = payload.streamIds else { return .failure(.missingClaim("stream_ids")) }
+        guard let iat = payload.iat else { return .failure(.missingClaim("iat")) }
+        guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
+        guard let role = Role(rawValue: roleText) else { return .failure(.invalidRole) }
+        guard now < saturatingAdd(exp, leeway) else { return .failure(.expired) }
+        guard iat <= saturatingAdd(now, leeway) else { return .failure(.notYetValid) }
+        return .success(
+            TokenClaims(subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp))
+    }
+
+    /// `a + b` clamped to Int64's range: hostile `exp` values near the limits must not trap.
+    private func saturatingAdd(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? Int64.max : Int64.min) : sum
+    }
+}

@@ -1,0 +1,52 @@
+/// What a bearer token lets its holder do.
+public enum Role: String, Sendable, Codable, CaseIterable {
+    /// May upload previews for the streams in `TokenClaims.streamIds`.
+    case streamer
+    /// May read the feed and mark streams liked or seen.
+    case viewer
+    /// May do anything, including operator endpoints.
+    case admin
+}
+
+/// The claims of an API bearer token (RFC 7519 §4.1 `sub`, `iat`, `exp`, plus the private
+/// claims `role` and `stream_ids`).
+public struct TokenClaims: Sendable, Equatable {
+    /// The user ID (`sub`).
+    public var subject: String
+    public var role: Role
+    /// The streams the holder owns (`stream_ids`); written as decimal strings so that
+    /// JavaScript clients keep all 64 bits.
+    public var streamIds: [Int64]
+    /// Unix seconds (`iat`).
+    public var issuedAt: Int64
+    /// Unix seconds (`exp`); the token is refused from this instant on (plus leeway).
+    public var expiresAt: Int64
+
+    public init(subject: String, role: Role, streamIds: [Int64], issuedAt: Int64, expiresAt: Int64) {
+        self.subject = subject
+        self.role = role
+        self.streamIds = streamIds
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Why a bearer token is refused.
+public enum TokenError: Error, Sendable, Equatable {
+    /// Not three base64url parts of JSON objects, a claim of the wrong type, or an
+    /// invalid stream ID.
+    case malformed
+    /// `alg` is not HS256 (`none` always, RS256/ES256 until implemented).
+    case unsupportedAlgorithm(String)
+    /// The header names a `kid` that is not in the key set.
+    case unknownKeyID(String)
+    case badSignature
+    /// Now is at or past `exp + leeway`.
+    case expired
+    /// `iat` lies more than the leeway in the future.
+    case notYetValid
+    /// A required claim (`sub`, `role`, `stream_ids`, `iat`, `exp`) is absent or null.
+    case missingClaim(String)
+    /// `role` is not one of `Role`'s values.
+    case invalidRole
+}

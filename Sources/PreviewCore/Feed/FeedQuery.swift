@@ -1,0 +1,84 @@
+/// The query of `GET /api/feed`: `limit` (default 20, capped at 100, below 1 is an error)
+/// and `current` (the stream being played now).
+public struct FeedQuery: Sendable, Equatable {
+    public static let defaultLimit = 20
+    public static let maxLimit = 100
+
+    public var limit: Int
+    public var current: Int64?
+
+    public init(limit: Int = FeedQuery.defaultLimit, current: Int64? = nil) {
+        self.limit = limit
+        self.current = current
+    }
+
+    public static func parse(rawQuery: String) -> Result<FeedQuery, APIError> {
+        var query = FeedQuery()
+        for (name, value) in QueryString.parse(rawQuery) {
+            switch name {
+            case "limit":
+                guard let limit = Int(value) else {
+                    return .failure(.invalid("limit", "limit must be an integer from 1 to \(maxLimit)"))
+                }
+                guard limit >= 1 else { return .failure(.invalid("limit", "limit must be at least 1")) }
+                query.limit = min(limit, maxLimit)
+            case "current":
+                guard let id = StreamID.parse(value) else {
+                    return .failure(.invalid("current", "current must be a positive 64-bit integer"))
+                }
+                query.current = id
+            default:
+                continue
+            }
+        }
+        return .success(query)
+    }
+}
+
+/// `application/x-www-form-urlencoded`-style query parsing (`+` is a space, %XX decoded).
+public enum QueryString {
+    public static func parse(_ raw: String) -> [(String, String)] {
+        raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decode(String(parts[0]))
+            let value = parts.count > 1 ? decode(String(parts[1])) : ""
+            return (name, value)
+        }
+    }
+
+    /// Decodes %XX escapes and `+`; invalid escapes are kept as they are.
+    public static func decode(_ text: String, plusIsSpace: Bool = true) -> String {
+        String(decoding: PercentEncoding.decode(Array(text.utf8), plusIsSpace: plusIsSpace), as: UTF8.self)
+    }
+}
+
+public enum PercentEncoding {
+    /// Decodes %XX escapes to bytes; a `%` not followed by two hex digits is kept literally.
+    public static func decode(_ bytes: [UInt8], plusIsSpace: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.count,
+                let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2])
+            {
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                i += 1
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x41 + 10
+        case 0x61...0x66: return byte - 0x61 + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// An issued upload that may still be committed, as kept in its Redis hash (`RedisKeys.upload`).
+public struct PendingUpload: Sendable, Equatable {
+    public var streamId: Int64
+    public var uploadId: String
+    public var movieKey: String
+    public var thumbnailKey: String
+    public var movie: UploadSpec.ObjectSpec
+    public var thumbnail: UploadSpec.ObjectSpec
+    /// When the PUT URLs stop working.
+    public var urlExpiresAt: Int64
+
+    public init(
+        streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
+        movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64
+    ) {
+        self.streamId = streamId
+        self.uploadId = uploadId
+        self.movieKey = movieKey
+        self.thumbnailKey = thumbnailKey
+        self.movie = movie
+        self.thumbnail = thumbnail
+        self.urlExpiresAt = urlExpiresAt
+    }
+
+    public var fields: [(String, String)] {
+        [
+            ("movieKey", movieKey), ("thumbnailKey", thumbnailKey),
+            ("movieContentType", movie.type.rawValue), ("thumbnailContentType", thumbnail.type.rawValue),
+            ("movieDeclaredBytes", String(movie.declaredBytes ?? 0)),
+            ("thumbnailDeclaredBytes", String(thumbnail.declaredBytes ?? 0)),
+            ("movieMaxBytes", String(movie.maxBytes)), ("thumbnailMaxBytes", String(thumbnail.maxBytes)),
+            ("urlExpiresAt", String(urlExpiresAt)),
+        ]
+    }
+
+    public init?(streamId: Int64, uploadId: String, fields: [String: String]) {
+        func object(_ name: String) -> UploadSpec.ObjectSpec? {
+            guard let type = fields["\(name)ContentType"].flatMap(MediaType.init(rawValue:)),
+                let declared = fields["\(name)DeclaredBytes"].flatMap({ Int64($0) }),
+                let max = fields["\(name)MaxBytes"].flatMap({ Int64($0) })
+            else { return nil }
+            return .init(type: type, declaredBytes: declared == 0 ? nil : declared, maxBytes: max)
+        }
+        guard let movieKey = fields["movieKey"], let thumbnailKey = fields["thumbnailKey"],
+            let movie = object("movie"), let thumbnail = object("thumbnail"),
+            let expires = fields["urlExpiresAt"].flatMap({ Int64($0) })
+        else { return nil }
+        self.init(
+            streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
+            movie: movie, thumbnail: thumbnail, urlExpiresAt: expires)
+    }
+}

@@ -1,0 +1,83 @@
+/// Limits on uploads, and the validation of an upload request against them.
+public struct UploadPolicy: Sendable, Equatable {
+    public var maxMovieBytes: Int64 = 10 * 1024 * 1024
+    public var maxThumbnailBytes: Int64 = 1024 * 1024
+    /// How long the signed PUT URLs work.
+    public var uploadURLTTL: Int64 = 900
+    /// How long after the URLs expire a commit is still accepted (a PUT may finish late).
+    public var commitWindow: Int64 = 300
+    /// How long a committed preview stays in the feed.
+    public var previewTTL: Int64 = 600
+
+    public init() {}
+}
+
+/// A validated request for upload URLs.
+public struct UploadSpec: Sendable, Equatable {
+    public var streamId: Int64
+    public var movie: ObjectSpec
+    public var thumbnail: ObjectSpec
+
+    public struct ObjectSpec: Sendable, Equatable {
+        public var type: MediaType
+        /// The exact size the client declared, if it did.
+        public var declaredBytes: Int64?
+        /// The most bytes the URL accepts: the declared size, or the type's limit.
+        public var maxBytes: Int64
+
+        public init(type: MediaType, declaredBytes: Int64?, maxBytes: Int64) {
+            self.type = type
+            self.declaredBytes = declaredBytes
+            self.maxBytes = maxBytes
+        }
+    }
+
+    public init(streamId: Int64, movie: ObjectSpec, thumbnail: ObjectSpec) {
+        self.streamId = streamId
+        self.movie = movie
+        self.thumbnail = thumbnail
+    }
+}
+
+extension UploadPolicy {
+    /// Checks an upload request; sizes of 0 and empty types mean "not declared", as in proto3.
+    public func validate(
+        streamId: Int64, movieBytes: Int64, thumbnailBytes: Int64, movieContentType: String,
+        thumbnailContentType: String
+    ) -> Result<UploadSpec, APIError> {
+        guard StreamID.isValid(streamId) else {
+            return .failure(.invalid("streamId", "streamId must be a positive 64-bit integer"))
+        }
+        let movie = object(
+            field: "movie", bytes: movieBytes, contentType: movieContentType, allowed: MediaType.clipTypes,
+            limit: maxMovieBytes)
+        let thumbnail = object(
+            field: "thumbnail", bytes: thumbnailBytes, contentType: thumbnailContentType,
+            allowed: MediaType.imageTypes, limit: maxThumbnailBytes)
+        switch (movie, thumbnail) {
+        case (.failure(let error), _), (_, .failure(let error)): return .failure(error)
+        case (.success(let m), .success(let t)): return .success(UploadSpec(streamId: streamId, movie: m, thumbnail: t))
+        }
+    }
+
+    private func object(
+        field: String, bytes: Int64, contentType: String, allowed: [MediaType], limit: Int64
+    ) -> Result<UploadSpec.ObjectSpec, APIError> {
+        let type: MediaType
+        if contentType.isEmpty {
+            type = allowed[0]
+        } else if let parsed = MediaType.parse(contentType), allowed.contains(parsed) {
+            type = parsed
+        } else {
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            return .failure(.invalid("\(field)ContentType", "\(field) content type must be one of \(names)"))
+        }
+        if bytes < 0 {
+            return .failure(.invalid("\(field)Bytes", "\(field) size must not be negative"))
+        }
+        if bytes > limit {
+            return .failure(.invalid("\(field)Bytes", "\(field) is \(bytes) bytes; the limit is \(limit)"))
+        }
+        return .success(.init(type: type, declaredBytes: bytes == 0 ? nil : bytes, maxBytes: bytes == 0 ? limit : bytes))
+    }
+}

@@ -1,0 +1,134 @@
+/// The canonical forms and key derivation shared by the SigV4 signer and verifier.
+///
+/// Follows AWS SigV4 "Create a canonical request", "Create a string to sign" and
+/// "Calculate the signature" (the `kDate`/`kRegion`/`kService`/`kSigning` chain), with the
+/// S3 rules for presigned URLs: the path is not normalised and the payload hash is the
+/// literal `UNSIGNED-PAYLOAD`.
+enum SigV4Canonical {
+    static let algorithm = "AWS4-HMAC-SHA256"
+    static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    static let terminator = "aws4_request"
+    /// The longest `X-Amz-Expires` S3 accepts: seven days.
+    static let expiresRange: ClosedRange<Int> = 1...604_800
+
+    /// The query parameters the signer sets itself, in the order botocore emits them.
+    enum Param {
+        static let algorithm = "X-Amz-Algorithm"
+        static let credential = "X-Amz-Credential"
+        static let date = "X-Amz-Date"
+        static let expires = "X-Amz-Expires"
+        static let signedHeaders = "X-Amz-SignedHeaders"
+        static let securityToken = "X-Amz-Security-Token"
+        static let signature = "X-Amz-Signature"
+        static let all: Set<String> = [algorithm, credential, date, expires, signedHeaders, securityToken, signature]
+    }
+
+    /// `<yyyymmdd>/<region>/<service>/aws4_request`.
+    static func scope(date: String, region: String, service: String) -> String {
+        "\(date)/\(region)/\(service)/\(terminator)"
+    }
+
+    /// The canonical URI: every path byte `UriEncode`d except `/`, no normalisation.
+    static func uri(_ path: [UInt8]) -> String {
+        SigV4Encoding.uriEncode(path, keepSlash: true)
+    }
+
+    /// `name=value` pairs (already encoded) sorted by name, then value, joined by `&`.
+    static func query(_ encodedPairs: [(name: String, value: String)]) -> String {
+        encodedPairs
+            .sorted { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
+            .map { "\($0.name)=\($0.value)" }
+            .joined(separator: "&")
+    }
+
+    /// Lower-cased names, values trimmed with inner whitespace runs collapsed to one space,
+    /// repeated names joined with `,`, sorted by name.
+    static func headers(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        var byName: [String: [String]] = [:]
+        for field in fields {
+            byName[field.name.lowercased(), default: []].append(normaliseValue(field.value))
+        }
+        return byName.keys.sorted().map { name in (name: name, value: byName[name, default: []].joined(separator: ",")) }
+    }
+
+    /// `Trimall`: leading and trailing whitespace removed, inner runs become one space (as
+    /// botocore's `' '.join(value.split())`).
+    static func normaliseValue(_ value: String) -> String {
+        value.utf8
+            .split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) })
+            .map { String(decoding: $0, as: UTF8.self) }
+            .joined(separator: " ")
+    }
+
+    /// The canonical request text: method, URI, query, header lines, signed header names,
+    /// payload hash, separated by newlines.
+    static func request(
+        method: String, uri: String, query: String, headers: [(name: String, value: String)], payloadHash: String
+    ) -> String {
+        let headerBlock = headers.map { "\($0.name):\($0.value)\n" }.joined()
+        let signedNames = headers.map(\.name).joined(separator: ";")
+        return [method, uri, query, headerBlock, signedNames, payloadHash].joined(separator: "\n")
+    }
+
+    /// `AWS4-HMAC-SHA256\n<amzdate>\n<scope>\n<hex sha256 of canonical request>`.
+    static func stringToSign(
+        amzDate: String, scope: String, canonicalRequest: String, crypto: any CryptoPrimitives
+    ) -> String {
+        let hash = SigV4Encoding.hex(crypto.sha256(Array(canonicalRequest.utf8)))
+        return "\(algorithm)\n\(amzDate)\n\(scope)\n\(hash)"
+    }
+
+    /// `kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request")`.
+    static func signingKey(
+        secret: String, date: String, region: String, service: String, crypto: any CryptoPrimitives
+    ) -> [UInt8] {
+        let kDate = crypto.hmacSHA256(key: Array("AWS4\(secret)".utf8), message: Array(date.utf8))
+        let kRegion = crypto.hmacSHA256(key: kDate, message: Array(region.utf8))
+        let kService = crypto.hmacSHA256(key: kRegion, message: Array(service.utf8))
+        return crypto.hmacSHA256(key: kService, message: Array(terminator.utf8))
+    }
+
+    /// The raw signature bytes: `HMAC(kSigning, stringToSign)`.
+    static func signature(signingKey: [UInt8], stringToSign: String, crypto: any CryptoPrimitives) -> [UInt8] {
+        crypto.hmacSHA256(key: signingKey, message: Array(stringToSign.utf8))
+    }
+
+    /// The `host` value botocore signs: host name lower-cased, the port kept only when it
+    /// is not the scheme's default (80 for http, 443 for https). Nil when malformed.
+    static func host(_ authority: String, scheme: String) -> String? {
+        let defaultPort: Int
+        switch scheme {
+        case "http": defaultPort = 80
+        case "https": defaultPort = 443
+        default: return nil
+        }
+        let name: Substring
+        let portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            name = authority[...close]
+            let rest = authority[authority.index(after: close)...]
+            if rest.isEmpty {
+                portText = nil
+            } else {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = rest.dropFirst()
+            }
+        } else {
+            let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count <= 2 else { return nil }
+            name = parts[0]
+            portText = parts.count == 2 ? parts[1] : nil
+        }
+        let forbidden: Set<UInt8> = [0x20, 0x7F, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
+            UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\")]
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbidden.contains($0) }) else { return nil }
+        let lowerName = name.lowercased()
+        guard let portText else { return lowerName }
+        guard (1...5).contains(portText.utf8.count),
+            portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let port = Int(portText), port <= 65_535
+        else { return nil }
+        return port == defaultPort ? lowerName : "\(lowerName):\(port)"
+    }
+}

@@ -1,0 +1,118 @@
+/// One entry of the feed; also the answer to a commit
+/// (`message FeedItem` in proto/stream_preview.proto).
+public struct FeedItem: Sendable, Equatable {
+    /// Field 1.
+    public var streamId: Int64
+    /// Field 2.
+    public var movieUrl: String
+    /// Field 3.
+    public var thumbnailUrl: String
+    /// Field 4.
+    public var likes: Int64
+    /// Field 5: whether the caller likes this stream.
+    public var liked: Bool
+    /// Field 6: whether the caller has seen this preview version.
+    public var seen: Bool
+    /// Field 7.
+    public var previewVersion: Int64
+    /// Field 8: commit time of this preview version (Unix seconds).
+    public var updatedAt: Int64
+    /// Field 9: updatedAt + the preview TTL; the preview leaves the feed then.
+    public var expiresAt: Int64
+
+    public init(
+        streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
+        liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
+        expiresAt: Int64 = 0
+    ) {
+        self.streamId = streamId
+        self.movieUrl = movieUrl
+        self.thumbnailUrl = thumbnailUrl
+        self.likes = likes
+        self.liked = liked
+        self.seen = seen
+        self.previewVersion = previewVersion
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+extension FeedItem: WireMessage {
+    public init(protobuf bytes: [UInt8]) throws(WireError) {
+        var reader = ProtoReader(bytes)
+        try self.init(reading: &reader)
+    }
+
+    /// Reads fields until the reader's end; used directly for items embedded in `FeedResponse`.
+    init(reading reader: inout ProtoReader) throws(WireError) {
+        self.init()
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, .varint): streamId = try reader.readInt64(field)
+            case (2, .lengthDelimited): movieUrl = try reader.readString(field, name: "movieUrl")
+            case (3, .lengthDelimited): thumbnailUrl = try reader.readString(field, name: "thumbnailUrl")
+            case (4, .varint): likes = try reader.readInt64(field)
+            case (5, .varint): liked = try reader.readBool(field)
+            case (6, .varint): seen = try reader.readBool(field)
+            case (7, .varint): previewVersion = try reader.readInt64(field)
+            case (8, .varint): updatedAt = try reader.readInt64(field)
+            case (9, .varint): expiresAt = try reader.readInt64(field)
+            default: try reader.skip(field)
+            }
+        }
+    }
+
+    public func protobufBytes() -> [UInt8] {
+        var writer = ProtoWriter()
+        writer.writeInt64(field: 1, streamId)
+        writer.writeString(field: 2, movieUrl)
+        writer.writeString(field: 3, thumbnailUrl)
+        writer.writeInt64(field: 4, likes)
+        writer.writeBool(field: 5, liked)
+        writer.writeBool(field: 6, seen)
+        writer.writeInt64(field: 7, previewVersion)
+        writer.writeInt64(field: 8, updatedAt)
+        writer.writeInt64(field: 9, expiresAt)
+        return writer.bytes
+    }
+
+    public init(json bytes: [UInt8]) throws(WireError) {
+        self.init(dto: try WireJSON.decode(DTO.self, from: bytes))
+    }
+
+    public func jsonBytes() -> [UInt8] {
+        WireJSON.encode(dto)
+    }
+
+    init(dto: DTO) {
+        self.init(
+            streamId: dto.streamId?.value ?? 0, movieUrl: dto.movieUrl ?? "", thumbnailUrl: dto.thumbnailUrl ?? "",
+            likes: dto.likes?.value ?? 0, liked: dto.liked ?? false, seen: dto.seen ?? false,
+            previewVersion: dto.previewVersion?.value ?? 0, updatedAt: dto.updatedAt?.value ?? 0,
+            expiresAt: dto.expiresAt?.value ?? 0)
+    }
+
+    var dto: DTO {
+        DTO(
+            streamId: JSONInt64(streamId), movieUrl: movieUrl, thumbnailUrl: thumbnailUrl, likes: JSONInt64(likes),
+            liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
+            expiresAt: JSONInt64(expiresAt))
+    }
+
+    /// The proto3 JSON shape; absent or `null` keys decode as defaults.
+    struct DTO: Codable {
+        var streamId: JSONInt64?
+        var movieUrl: String?
+        var thumbnailUrl: String?
+        var likes: JSONInt64?
+        var liked: Bool?
+        var seen: Bool?
+        var previewVersion: JSONInt64?
+        var updatedAt: JSONInt64?
+        var expiresAt: JSONInt64?
+
+        enum CodingKeys: String, CodingKey {
+            case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// POST /api/preview/post: ask for two signed PUT URLs
+/// (`message StreamPreviewPostRequest` in proto/stream_preview.proto).
+public struct StreamPreviewPostRequest: Sendable, Equatable {
+    /// Field 1.
+    public var streamId: Int64
+    /// Field 2: declared movie size in bytes; 0 means not declared.
+    public var movieBytes: Int64
+    /// Field 3: declared thumbnail size in bytes; 0 means not declared.
+    public var thumbnailBytes: Int64
+    /// Field 4: empty means the default (video/mp4).
+    public var movieContentType: String
+    /// Field 5: empty means the default (image/jpeg).
+    public var thumbnailContentType: String
+
+    public init(
+        streamId: Int64 = 0, movieBytes: Int64 = 0, thumbnailBytes: Int64 = 0,
+        movieContentType: String = "", thumbnailContentType: String = ""
+    ) {
+        self.streamId = streamId
+        self.movieBytes = movieBytes
+        self.thumbnailBytes = thumbnailBytes
+        self.movieContentType = movieContentType
+        self.thumbnailContentType = thumbnailContentType
+    }
+}
+
+extension StreamPreviewPostRequest: WireMessage {
+    public init(protobuf bytes: [UInt8]) throws(WireError) {
+        self.init()
+        var reader = ProtoReader(bytes)
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, .varint): streamId = try reader.readInt64(field)
+            case (2, .varint): movieBytes = try reader.readInt64(field)
+            case (3, .varint): thumbnailBytes = try reader.readInt64(field)
+            case (4, .lengthDelimited): movieContentType = try reader.readString(field, name: "movieContentType")
+            case (5, .lengthDelimited): thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
+            default: try reader.skip(field)
+            }
+        }
+    }
+
+    public func protobufBytes() -> [UInt8] {
+        var writer = ProtoWriter()
+        writer.writeInt64(field: 1, streamId)
+        writer.writeInt64(field: 2, movieBytes)
+        writer.writeInt64(field: 3, thumbnailBytes)
+        writer.writeString(field: 4, movieContentType)
+        writer.writeString(field: 5, thumbnailContentType)
+        return writer.bytes
+    }
+
+    public init(json bytes: [UInt8]) throws(WireError) {
+        let dto = try WireJSON.decode(DTO.self, from: bytes)
+        self.init(
+            streamId: dto.streamId?.value ?? 0, movieBytes: dto.movieBytes?.value ?? 0,
+            thumbnailBytes: dto.thumbnailBytes?.value ?? 0, movieContentType: dto.movieContentType ?? "",
+            thumbnailContentType: dto.thumbnailContentType ?? "")
+    }
+
+    public func jsonBytes() -> [UInt8] {
+        WireJSON.encode(
+            DTO(
+                streamId: JSONInt64(streamId), movieBytes: JSONInt64(movieBytes),
+                thumbnailBytes: JSONInt64(thumbnailBytes), movieContentType: movieContentType,
+                thumbnailContentType: thumbnailContentType))
+    }
+
+    /// The proto3 JSON shape; absent or `null` keys decode as defaults.
+    struct DTO: Codable {
+        var streamId: JSONInt64?
+        var movieBytes: JSONInt64?
+        var thumbnailBytes: JSONInt64?
+        var movieContentType: String?
+        var thumbnailContentType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case streamId, movieBytes, thumbnailBytes, movieContentType, thumbnailContentType
+        }
+    }
+}

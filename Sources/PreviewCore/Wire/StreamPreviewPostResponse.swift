@@ -1,0 +1,91 @@
+/// The answer to POST /api/preview/post
+/// (`message StreamPreviewPostResponse` in proto/stream_preview.proto).
+public struct StreamPreviewPostResponse: Sendable, Equatable {
+    /// Field 1: signed PUT URL for the movie.
+    public var movieBodyUrl: String
+    /// Field 2: signed PUT URL for the thumbnail.
+    public var movieThumbnailBodyUrl: String
+    /// Field 3.
+    public var uploadId: String
+    /// Field 4: Unix seconds when both URLs stop working.
+    public var expiresAt: Int64
+    /// Field 5: the exact headers the client must send with the movie PUT.
+    public var movieHeaders: [String: String]
+    /// Field 6: the exact headers the client must send with the thumbnail PUT.
+    public var thumbnailHeaders: [String: String]
+
+    public init(
+        movieBodyUrl: String = "", movieThumbnailBodyUrl: String = "", uploadId: String = "",
+        expiresAt: Int64 = 0, movieHeaders: [String: String] = [:], thumbnailHeaders: [String: String] = [:]
+    ) {
+        self.movieBodyUrl = movieBodyUrl
+        self.movieThumbnailBodyUrl = movieThumbnailBodyUrl
+        self.uploadId = uploadId
+        self.expiresAt = expiresAt
+        self.movieHeaders = movieHeaders
+        self.thumbnailHeaders = thumbnailHeaders
+    }
+}
+
+extension StreamPreviewPostResponse: WireMessage {
+    public init(protobuf bytes: [UInt8]) throws(WireError) {
+        self.init()
+        var reader = ProtoReader(bytes)
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, .lengthDelimited): movieBodyUrl = try reader.readString(field, name: "movieBodyUrl")
+            case (2, .lengthDelimited):
+                movieThumbnailBodyUrl = try reader.readString(field, name: "movieThumbnailBodyUrl")
+            case (3, .lengthDelimited): uploadId = try reader.readString(field, name: "uploadId")
+            case (4, .varint): expiresAt = try reader.readInt64(field)
+            case (5, .lengthDelimited):
+                let (key, value) = try reader.readStringMapEntry(field, name: "movieHeaders")
+                movieHeaders[key] = value
+            case (6, .lengthDelimited):
+                let (key, value) = try reader.readStringMapEntry(field, name: "thumbnailHeaders")
+                thumbnailHeaders[key] = value
+            default: try reader.skip(field)
+            }
+        }
+    }
+
+    public func protobufBytes() -> [UInt8] {
+        var writer = ProtoWriter()
+        writer.writeString(field: 1, movieBodyUrl)
+        writer.writeString(field: 2, movieThumbnailBodyUrl)
+        writer.writeString(field: 3, uploadId)
+        writer.writeInt64(field: 4, expiresAt)
+        writer.writeStringMap(field: 5, movieHeaders)
+        writer.writeStringMap(field: 6, thumbnailHeaders)
+        return writer.bytes
+    }
+
+    public init(json bytes: [UInt8]) throws(WireError) {
+        let dto = try WireJSON.decode(DTO.self, from: bytes)
+        self.init(
+            movieBodyUrl: dto.movieBodyUrl ?? "", movieThumbnailBodyUrl: dto.movieThumbnailBodyUrl ?? "",
+            uploadId: dto.uploadId ?? "", expiresAt: dto.expiresAt?.value ?? 0,
+            movieHeaders: dto.movieHeaders ?? [:], thumbnailHeaders: dto.thumbnailHeaders ?? [:])
+    }
+
+    public func jsonBytes() -> [UInt8] {
+        WireJSON.encode(
+            DTO(
+                movieBodyUrl: movieBodyUrl, movieThumbnailBodyUrl: movieThumbnailBodyUrl, uploadId: uploadId,
+                expiresAt: JSONInt64(expiresAt), movieHeaders: movieHeaders, thumbnailHeaders: thumbnailHeaders))
+    }
+
+    /// The proto3 JSON shape; absent or `null` keys decode as defaults.
+    struct DTO: Codable {
+        var movieBodyUrl: String?
+        var movieThumbnailBodyUrl: String?
+        var uploadId: String?
+        var expiresAt: JSONInt64?
+        var movieHeaders: [String: String]?
+        var thumbnailHeaders: [String: String]?
+
+        enum CodingKeys: String, CodingKey {
+            case movieBodyUrl, movieThumbnailBodyUrl, uploadId, expiresAt, movieHeaders, thumbnailHeaders
+        }
+    }
+}

@@ -1,0 +1,39 @@
+public import PreviewCore
+import Synchronization
+
+/// An HTTP/1.1 server that hands each complete request to an `HTTPResponder`.
+///
+/// Backed by libmicrohttpd with a pool of `threadPoolSize` worker threads; the responder is
+/// called synchronously on them, so a blocking responder holds one worker per request.
+/// Sendable without `@unchecked`: the running daemon lives inside a `Mutex`.
+public final class HTTPServer: Sendable {
+    private let configuration: HTTPServerConfiguration
+    private let responder: any HTTPResponder
+    private let daemon = Mutex<MHDDaemon?>(nil)
+
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+    }
+
+    /// Binds and starts serving; returns the bound port (the real one when `port` was 0).
+    /// Throws `HTTPServerError` (address in use, bad host, already running).
+    /// A stopped server may be started again.
+    public func start() throws -> UInt16 {
+        try daemon.withLock { (daemon: inout MHDDaemon?) throws(HTTPServerError) -> UInt16 in
+            guard daemon == nil else { throw .alreadyRunning }
+            let started = try MHDDaemon(configuration: configuration, responder: responder)
+            daemon = started
+            return started.port
+        }
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to `MHDDaemon.drainTimeout`),
+    /// closes every connection and frees the daemon. Idempotent.
+    public func stop() {
+        daemon.withLock { daemon in
+            daemon?.stop()
+            daemon = nil
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// How an `HTTPServer` listens and how much it lets each connection use.
+public struct HTTPServerConfiguration: Sendable {
+    /// An IPv4 literal (`127.0.0.1`, `0.0.0.0`), an IPv6 literal (`::1`, `::`), or `localhost`.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; `HTTPServer.start()` returns the one bound.
+    public var port: UInt16 = 0
+    /// Worker threads. Responders block (Redis, disk), so this bounds concurrent requests.
+    public var threadPoolSize: Int = 8
+    public var connectionLimit: Int = 1024
+    /// Idle seconds before a connection is closed (keep-alive included).
+    public var connectionTimeoutSeconds: Int = 30
+    public var listenBacklog: Int = 511
+    /// Per-connection memory; bounds the request line plus headers.
+    public var connectionMemoryLimit: Int = 64 * 1024
+
+    public init() {}
+}
+
+/// Why an `HTTPServer` could not start.
+public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
+    /// `host` is neither an IP literal nor `localhost`.
+    case invalidHost(String)
+    /// A configuration number is out of range (`name`, value).
+    case invalidConfiguration(String, Int)
+    /// `start()` was called on a server that is already running.
+    case alreadyRunning
+    /// libmicrohttpd refused to start, e.g. the address is in use; `reason` is its message.
+    case startFailed(host: String, port: UInt16, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidHost(let host):
+            return "invalid listen host \"\(host)\": use an IPv4 or IPv6 literal or localhost"
+        case .invalidConfiguration(let name, let value):
+            return "invalid HTTP server setting \(name)=\(value)"
+        case .alreadyRunning:
+            return "HTTP server is already running"
+        case .startFailed(let host, let port, let reason):
+            return "cannot listen on \(host):\(port): \(reason)"
+        }
+    }
+}

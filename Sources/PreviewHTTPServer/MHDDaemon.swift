@@ -1,0 +1,285 @@
+// The only file that calls libmicrohttpd. Raw pointers stay here.
+import CMicroHTTPD
+import CShims
+import Glibc
+import PreviewCore
+import Synchronization
+
+/// Owns one running libmicrohttpd daemon; stopped by `stop()` or at deinit.
+final class MHDDaemon {
+    /// How long `stop()` waits for requests already being handled to be answered.
+    static let drainTimeout: Duration = .seconds(10)
+
+    let port: UInt16
+    private var handle: OpaquePointer?
+    /// Reached by the C callbacks through an unretained pointer; kept alive by this object
+    /// until MHD_stop_daemon has returned.
+    private let context: ServerContext
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
+        let address = try ListenAddress(host: configuration.host, port: configuration.port)
+        let poolSize = try Self.count("threadPoolSize", configuration.threadPoolSize, minimum: 1)
+        let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: poolSize)
+        let timeout = try Self.count("connectionTimeoutSeconds", configuration.connectionTimeoutSeconds, minimum: 0)
+        let backlog = try Self.count("listenBacklog", configuration.listenBacklog, minimum: 1)
+        let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
+
+        // Poll, not epoll or auto: MHD's epoll loop stalls when exactly 128 events are ready
+        // (NOTES-C). ITC lets stop() quiesce the listener first.
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
+            | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        let context = ServerContext(responder: responder)
+        var reason = [CChar](repeating: 0, count: 512)
+        let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
+            var settings = CShims_mhd_settings(
+                flags: flags,
+                thread_pool_size: poolSize,
+                connection_limit: connectionLimit,
+                connection_timeout_seconds: timeout,
+                listen_backlog: backlog,
+                connection_memory_limit: Int(memory),
+                address: socketAddress,
+                access_handler: handleAccess,
+                completed: requestCompleted,
+                uri_log: requestStarted,
+                context: Unmanaged.passUnretained(context).toOpaque())
+            return CShims_mhd_start(&settings, &reason, reason.count)
+        }
+        guard let started else {
+            let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .startFailed(
+                host: configuration.host, port: configuration.port,
+                reason: message.isEmpty ? "libmicrohttpd could not start" : message)
+        }
+        self.handle = started
+        self.context = context
+        self.port = CShims_mhd_bound_port(started)
+    }
+
+    deinit { stop() }
+
+    /// Quiesces the listener, waits for in-flight requests (bounded by `drainTimeout`), then
+    /// stops the daemon, which closes idle keep-alive connections and joins the workers.
+    func stop() {
+        guard let handle else { return }
+        self.handle = nil
+        let listener = MHD_quiesce_daemon(handle)
+        let deadline = ContinuousClock.now + Self.drainTimeout
+        while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
+        MHD_stop_daemon(handle)
+        // After quiesce MHD leaves the listening socket to us, to close once stopped.
+        if listener >= 0 { _ = close(listener) }  // nothing useful to do if close fails
+    }
+
+    private static func count(_ name: String, _ value: Int, minimum: UInt32) throws(HTTPServerError) -> UInt32 {
+        guard let narrow = UInt32(exactly: value), narrow >= minimum else {
+            throw .invalidConfiguration(name, value)
+        }
+        return narrow
+    }
+}
+
+/// What every callback of one daemon shares. Sendable: immutable apart from an atomic.
+private final class ServerContext: Sendable {
+    let responder: any HTTPResponder
+    /// Requests between the URI callback and NOTIFY_COMPLETED, for a graceful stop.
+    let inFlight = Atomic<Int>(0)
+
+    init(responder: any HTTPResponder) {
+        self.responder = responder
+    }
+}
+
+/// One request's state, from its request line to NOTIFY_COMPLETED. MHD handles a connection
+/// on one worker at a time, so it is never touched concurrently.
+private final class RequestState {
+    let target: RequestTarget
+    var head: HTTPRequestHead?
+    var remoteAddress = ""
+    var bodyLimit = 0
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+
+    init(target: RequestTarget) {
+        self.target = target
+    }
+}
+
+// MARK: - Callbacks (file-scope functions: a capturing closure cannot be a C function pointer)
+
+/// MHD_OPTION_URI_LOG_CALLBACK: the request target exactly as sent, before MHD splits and
+/// unescapes it in place. The returned state becomes the request's `*req_cls`.
+private func requestStarted(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let cls, let uri else { return nil }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let raw = Array(UnsafeRawBufferPointer(start: uri, count: strlen(uri)))
+    context.inFlight.add(1, ordering: .relaxed)
+    return Unmanaged.passRetained(RequestState(target: RequestTarget(raw: raw))).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: frees the request's state, however the request ended.
+private func requestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
+    guard let requestContext, let state = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    Unmanaged<RequestState>.fromOpaque(state).release()
+    if let cls {
+        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+    }
+}
+
+/// The access handler. MHD calls it once when the headers are complete, once per chunk of
+/// body, and once more when the body is complete; only that last call answers (queuing a
+/// response on the first call would turn keep-alive off).
+private func handleAccess(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let method, let uploadDataSize, let statePointer = requestContext?.pointee else {
+        return .NO  // unreachable with the URI callback installed; MHD closes the connection
+    }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
+
+    guard let head = state.head else {
+        let head = HTTPRequestHead(
+            method: String(cString: method), path: state.target.path, rawQuery: state.target.rawQuery,
+            headers: requestHeaders(connection))
+        state.head = head
+        state.remoteAddress = CShims_mhd_client_address(connection).map(ListenAddress.text(of:)) ?? ""
+        state.bodyLimit = max(0, context.responder.bodyLimit(for: head))
+        if let declared = head.headers["Content-Length"].flatMap(UInt64.init) {
+            if declared > UInt64(state.bodyLimit) {
+                state.bodyTooLarge = true
+            } else {
+                state.body.reserveCapacity(Int(declared))
+            }
+        }
+        return .YES
+    }
+
+    let received = uploadDataSize.pointee
+    if received > 0 {
+        // Past the limit the bytes are drained and dropped, so the connection stays usable.
+        if !state.bodyTooLarge, let uploadData {
+            if received > state.bodyLimit - state.body.count {
+                state.bodyTooLarge = true
+                state.body = []
+            } else {
+                state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: received))
+            }
+        }
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+
+    let request = HTTPRequest(
+        method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
+        body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: state.remoteAddress)
+    state.body = []
+    return queue(context.responder.respond(to: request), on: connection)
+}
+
+/// Collects .HEADER_KIND values in arrival order, repeated names included.
+private final class HeaderCollector {
+    var headers = HTTPHeaders()
+}
+
+private func collectHeader(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let name else { return .YES }
+    let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.headers.add(String(cString: name), value.map { String(cString: $0) } ?? "")
+    return .YES
+}
+
+private func requestHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+    let collector = HeaderCollector()
+    withExtendedLifetime(collector) {
+        // Returns the number of headers visited; nothing to check.
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND, collectHeader, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.headers
+}
+
+// MARK: - Responses
+
+/// Queues `response`; anything MHD refuses (unopenable file, bad header, odd status) becomes
+/// an empty 500 and one log line.
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let status: UInt32
+    let handle: OpaquePointer
+    switch makeResponse(response) {
+    case .success(let made):
+        status = UInt32(response.status)
+        handle = made
+    case .failure(let problem):
+        logError("response-failed", problem)
+        guard let empty = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
+        status = 500
+        handle = empty
+    }
+    // MHD keeps its own reference to a queued response.
+    defer { MHD_destroy_response(handle) }
+    return MHD_queue_response(connection, status, handle)
+}
+
+private struct ResponseProblem: Error, CustomStringConvertible {
+    var description: String
+}
+
+private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, ResponseProblem> {
+    guard (100...999).contains(response.status) else {
+        return .failure(ResponseProblem(description: "status \(response.status) out of range"))
+    }
+    let handle: OpaquePointer
+    switch response.body {
+    case .bytes(let bytes):
+        let made = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let made else { return .failure(ResponseProblem(description: "out of memory")) }
+        handle = made
+    case .file(let path, let offset, let length):
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            return .failure(ResponseProblem(description: "cannot open \(path): \(String(cString: strerror(errno)))"))
+        }
+        // On success MHD owns the descriptor and closes it with the response.
+        guard let made = MHD_create_response_from_fd_at_offset64(length, fd, offset) else {
+            _ = close(fd)  // we still own it; a close error changes nothing
+            return .failure(ResponseProblem(description: "cannot serve \(path) offset \(offset) length \(length)"))
+        }
+        handle = made
+    }
+    for field in response.headers {
+        // MHD computes Content-Length from the body (and keeps it for HEAD).
+        if field.name.lowercased() == "content-length" { continue }
+        guard MHD_add_response_header(handle, field.name, field.value) == .YES else {
+            MHD_destroy_response(handle)
+            return .failure(ResponseProblem(description: "header \(field.name) rejected"))
+        }
+    }
+    return .success(handle)
+}
+
+/// One structured line on stderr.
+private func logError(_ event: String, _ detail: CustomStringConvertible) {
+    let line = "component=http-server event=\(event) message=\"\(detail)\"\n"
+    var bytes = Array(line.utf8)
+    // Logging is best effort: a failed write to stderr has nowhere to be reported.
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}

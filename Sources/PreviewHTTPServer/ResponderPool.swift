@@ -1,0 +1,99 @@
+import Glibc
+
+/// A fixed set of threads running responder calls, so a slow responder holds one of
+/// `threadCount` workers rather than the libmicrohttpd thread that owns its connection
+/// (and with it every other connection that thread serves).
+///
+/// `@unchecked Sendable`: `jobs`, `closed` and `threads` are only touched with `mutex` held.
+final class ResponderPool: @unchecked Sendable {
+    typealias Job = @Sendable () -> Void
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let wakeUp: UnsafeMutablePointer<pthread_cond_t>
+    private var jobs: [Job] = []
+    private var next = 0
+    private var closed = false
+    private var threads: [pthread_t] = []
+
+    /// Starts `threadCount` workers; fails only if the system refuses to create a thread.
+    init(threadCount: Int) throws(HTTPServerError) {
+        mutex = .allocate(capacity: 1)
+        wakeUp = .allocate(capacity: 1)
+        // Default attributes cannot fail to initialise on Linux.
+        _ = pthread_mutex_init(mutex, nil)
+        _ = pthread_cond_init(wakeUp, nil)
+        for _ in 0..<threadCount {
+            var thread = pthread_t()
+            let worker = Unmanaged.passRetained(self)
+            guard pthread_create(&thread, nil, runWorker, worker.toOpaque()) == 0 else {
+                worker.release()
+                shutdown()
+                throw .startFailed(host: "", port: 0, reason: "cannot create responder thread")
+            }
+            threads.append(thread)
+        }
+    }
+
+    deinit {
+        _ = pthread_cond_destroy(wakeUp)
+        _ = pthread_mutex_destroy(mutex)
+        wakeUp.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Queues `job` unless the pool is shut down. `accepted` runs under the queue lock just
+    /// before the job is queued, so it happens before the job can start.
+    func submit(_ job: @escaping Job, accepted: () -> Void) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !closed else { return false }
+        accepted()
+        jobs.append(job)
+        pthread_cond_signal(wakeUp)
+        return true
+    }
+
+    /// Refuses new jobs, lets queued ones run, and joins the workers. Idempotent.
+    func shutdown() {
+        pthread_mutex_lock(mutex)
+        closed = true
+        let joining = threads
+        threads = []
+        pthread_cond_broadcast(wakeUp)
+        pthread_mutex_unlock(mutex)
+        for thread in joining {
+            _ = pthread_join(thread, nil)  // fails only for a bad id; ours are joinable
+        }
+    }
+
+    /// Runs on each worker thread until shutdown with an empty queue.
+    fileprivate func work() {
+        while let job = take() {
+            job()
+        }
+    }
+
+    private func take() -> Job? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while next == jobs.count, !closed {
+            pthread_cond_wait(wakeUp, mutex)
+        }
+        guard next < jobs.count else { return nil }
+        let job = jobs[next]
+        next += 1
+        if next == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return job
+    }
+}
+
+/// pthread entry point: a file-scope function, as a closure here may not be a C pointer.
+private func runWorker(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let argument else { return nil }
+    let pool = Unmanaged<ResponderPool>.fromOpaque(argument).takeRetainedValue()
+    pool.work()
+    return nil
+}

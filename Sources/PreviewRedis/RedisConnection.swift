@@ -1,0 +1,266 @@
+// The only file that calls hiredis (0.14.1, RESP2, blocking API). Raw pointers never leave it.
+import CHiredis
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One blocking hiredis connection with connect and command timeouts; sends AUTH and SELECT on every (re)connect.
+///
+/// Not thread-safe: one thread at a time, normally through `RedisPool`. After a connection, timeout or protocol
+/// error the hiredis context is freed and the connection is *broken*; the next call dials afresh (connect, timeouts,
+/// AUTH, SELECT) rather than `redisReconnect`, which would not re-apply timeouts. Failed commands are never retried.
+///
+/// hiredis writes with `write()`: the process must ignore SIGPIPE (`signal(SIGPIPE, SIG_IGN)` in `main`),
+/// or a write to a server that went away kills it.
+public final class RedisConnection {
+    public let endpoint: RedisEndpoint
+    private let connectTimeout: Double
+    private let commandTimeout: Double
+    /// nil while broken.
+    private var context: UnsafeMutablePointer<redisContext>?
+    private var scriptSHAs: [RedisScript: String] = [:]
+
+    /// Connects at once (throws `.connection`/`.timeout`, or `.server` when AUTH or SELECT is refused).
+    /// Timeouts are in seconds; values below 1 ms are raised to 1 ms.
+    public init(endpoint: RedisEndpoint, connectTimeout: Double = 1, commandTimeout: Double = 2) throws {
+        self.endpoint = endpoint
+        self.connectTimeout = connectTimeout
+        self.commandTimeout = commandTimeout
+        self.context = try dial()
+    }
+
+    deinit {
+        if let context { redisFree(context) }
+    }
+
+    /// True after a connection-level failure, until the next call re-dials.
+    public var isBroken: Bool { context == nil }
+
+    /// Sends one command (`redisCommandArgv`, binary safe) and waits for its reply.
+    /// An error reply is thrown as `RedisError(.server)` with the server's text.
+    public func command(_ args: [String]) throws -> RedisValue {
+        try command(bytes: args.map { Array($0.utf8) })
+    }
+
+    /// `command(_:)` for arguments that are arbitrary bytes.
+    public func command(bytes args: [[UInt8]]) throws -> RedisValue {
+        try Self.checkNotEmpty(args)
+        let c = try connectedContext()
+        let reply: RedisValue
+        do {
+            reply = try Self.roundTrip(c, args, endpoint: endpoint)
+        } catch {
+            markBroken()
+            throw error
+        }
+        if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+        return reply
+    }
+
+    /// Sends all commands in one write (`redisAppendCommandArgv` each), then reads one reply per command, in order.
+    /// Error replies come back inline as `.error`; only connection-level failures throw.
+    public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
+        try pipeline(bytes: commands.map { $0.map { Array($0.utf8) } })
+    }
+
+    /// `pipeline(_:)` for arguments that are arbitrary bytes.
+    public func pipeline(bytes commands: [[[UInt8]]]) throws -> [RedisValue] {
+        guard !commands.isEmpty else { return [] }
+        for command in commands { try Self.checkNotEmpty(command) }
+        let c = try connectedContext()
+        do {
+            for command in commands {
+                let status = Self.withArgv(command) { argc, argv, lengths in redisAppendCommandArgv(c, argc, argv, lengths) }
+                // Only fails when out of memory; the output buffer is then in an unknown state.
+                guard status == REDIS_OK else { throw Self.error(from: c, savedErrno: errno, endpoint: endpoint) }
+            }
+            var replies: [RedisValue] = []
+            replies.reserveCapacity(commands.count)
+            for _ in commands { replies.append(try Self.readReply(c, endpoint: endpoint)) }
+            return replies
+        } catch {
+            markBroken()
+            throw error
+        }
+    }
+
+    /// Runs `script` with EVALSHA; on `NOSCRIPT` (server restarted, SCRIPT FLUSH) loads it with SCRIPT LOAD and retries once.
+    public func eval(_ script: RedisScript, keys: [String], args: [String]) throws -> RedisValue {
+        let sha = try scriptSHAs[script] ?? load(script)
+        do {
+            return try command(["EVALSHA", sha, String(keys.count)] + keys + args)
+        } catch let error as RedisError where error.kind == .server && error.message.hasPrefix("NOSCRIPT") {
+            let reloaded = try load(script)
+            return try command(["EVALSHA", reloaded, String(keys.count)] + keys + args)
+        }
+    }
+
+    private func load(_ script: RedisScript) throws -> String {
+        guard let sha = try command(["SCRIPT", "LOAD", script.source]).string else {
+            throw RedisError(kind: .protocolError, message: "SCRIPT LOAD of '\(script.name)' did not answer with a SHA1")
+        }
+        scriptSHAs[script] = sha
+        return sha
+    }
+
+    // MARK: - Connection state
+
+    private func connectedContext() throws -> UnsafeMutablePointer<redisContext> {
+        if let context { return context }
+        let fresh = try dial()
+        context = fresh
+        return fresh
+    }
+
+    private func markBroken() {
+        if let context { redisFree(context) }
+        context = nil
+    }
+
+    /// Connects, sets the command timeout, then AUTH and SELECT. Frees the context on any failure.
+    private func dial() throws -> UnsafeMutablePointer<redisContext> {
+        let connectTV = Self.makeTimeval(seconds: connectTimeout)
+        let dialled: UnsafeMutablePointer<redisContext>?
+        switch endpoint.address {
+        case .tcp(let host, let port): dialled = redisConnectWithTimeout(host, Int32(clamping: port), connectTV)
+        case .unix(let path): dialled = redisConnectUnixWithTimeout(path, connectTV)
+        }
+        let savedErrno = errno
+        guard let c = dialled else {
+            throw RedisError(kind: .connection, message: "could not allocate a hiredis context for \(endpoint)")
+        }
+        do {
+            guard c.pointee.err == 0 else {
+                var error = Self.error(from: c, savedErrno: savedErrno, endpoint: endpoint)
+                error.message = "cannot connect: " + error.message
+                throw error
+            }
+            guard redisSetTimeout(c, Self.makeTimeval(seconds: commandTimeout)) == REDIS_OK else {
+                throw RedisError(kind: .connection, message: "cannot set the command timeout on \(endpoint): \(Self.errorText(c))")
+            }
+            if let password = endpoint.password {
+                let args = [endpoint.username, "AUTH"].compactMap { $0 }.reversed() + [password]
+                if case .error(let message) = try Self.roundTrip(c, args.map { Array($0.utf8) }, endpoint: endpoint) {
+                    throw RedisError(kind: .server, message: "AUTH refused by \(endpoint): \(message)")
+                }
+            }
+            if endpoint.database != 0 {
+                let args = ["SELECT", String(endpoint.database)].map { Array($0.utf8) }
+                if case .error(let message) = try Self.roundTrip(c, args, endpoint: endpoint) {
+                    throw RedisError(kind: .server, message: "SELECT \(endpoint.database) refused by \(endpoint): \(message)")
+                }
+            }
+        } catch {
+            redisFree(c)
+            throw error
+        }
+        return c
+    }
+
+    // MARK: - hiredis calls
+
+    /// One command, one reply; error replies are returned as `.error`, I/O failures thrown.
+    private static func roundTrip(
+        _ c: UnsafeMutablePointer<redisContext>, _ args: [[UInt8]], endpoint: RedisEndpoint
+    ) throws -> RedisValue {
+        let raw = withArgv(args) { argc, argv, lengths in redisCommandArgv(c, argc, argv, lengths) }
+        let savedErrno = errno
+        guard let raw else { throw error(from: c, savedErrno: savedErrno, endpoint: endpoint) }
+        defer { freeReplyObject(raw) }
+        return copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    private static func readReply(_ c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint) throws -> RedisValue {
+        var raw: UnsafeMutableRawPointer?
+        let status = redisGetReply(c, &raw)
+        let savedErrno = errno
+        guard status == REDIS_OK, let raw else { throw error(from: c, savedErrno: savedErrno, endpoint: endpoint) }
+        defer { freeReplyObject(raw) }
+        return copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// Copies a reply tree into Swift values; the caller frees the C tree right after.
+    private static func copy(_ reply: UnsafePointer<redisReply>) -> RedisValue {
+        let r = reply.pointee
+        switch r.type {
+        case REDIS_REPLY_STRING: return .bulk(bytes(r.str, r.len))
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(r.str, r.len), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(r.str, r.len), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(Int64(r.integer))
+        case REDIS_REPLY_NIL: return .null
+        case REDIS_REPLY_ARRAY:
+            guard let elements = r.element else { return .array([]) }  // hiredis leaves it NULL for "*0"
+            return .array((0..<r.elements).map { index in elements[index].map { copy($0) } ?? .null })
+        default:
+            // hiredis 0.14 produces only the six types above.
+            return .error("ERR hiredis returned unknown reply type \(r.type)")
+        }
+    }
+
+    private static func bytes(_ pointer: UnsafeMutablePointer<CChar>?, _ count: Int) -> [UInt8] {
+        guard let pointer, count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Lays the arguments out in one buffer and calls `body` with hiredis' argc/argv/argvlen.
+    private static func withArgv<R>(
+        _ args: [[UInt8]], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> R
+    ) -> R {
+        var flat: [UInt8] = []
+        flat.reserveCapacity(args.reduce(1) { $0 + $1.count })
+        var offsets: [Int] = []
+        var lengths: [Int] = []
+        for arg in args {
+            offsets.append(flat.count)
+            lengths.append(arg.count)
+            flat.append(contentsOf: arg)
+        }
+        flat.append(0)  // never empty, so the buffer has a base address even when every argument is empty
+        return flat.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                var argv: [UnsafePointer<CChar>?] = offsets.map { chars.baseAddress.map(UnsafePointer.init)?.advanced(by: $0) }
+                return argv.withUnsafeMutableBufferPointer { argvBuffer in
+                    lengths.withUnsafeBufferPointer { lengthBuffer in
+                        body(Int32(clamping: args.count), argvBuffer.baseAddress, lengthBuffer.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func checkNotEmpty(_ args: [[UInt8]]) throws {
+        guard !args.isEmpty else { throw RedisError(kind: .server, message: "ERR empty command") }
+    }
+
+    /// Maps a failed context to an error kind. hiredis reports a socket timeout as REDIS_ERR_IO with EAGAIN
+    /// (SO_RCVTIMEO/SO_SNDTIMEO) or ETIMEDOUT (connect poll).
+    private static func error(
+        from c: UnsafeMutablePointer<redisContext>, savedErrno: Int32, endpoint: RedisEndpoint
+    ) -> RedisError {
+        let text = errorText(c)
+        switch c.pointee.err {
+        case REDIS_ERR_PROTOCOL:
+            return RedisError(kind: .protocolError, message: "\(text) (\(endpoint))")
+        case REDIS_ERR_IO where savedErrno == EAGAIN || savedErrno == EWOULDBLOCK || savedErrno == ETIMEDOUT:
+            return RedisError(kind: .timeout, message: "\(text) (\(endpoint))")
+        case 0:
+            return RedisError(kind: .connection, message: "no reply and no hiredis error (\(endpoint))")
+        default:
+            return RedisError(kind: .connection, message: "\(text) (\(endpoint))")
+        }
+    }
+
+    /// `errstr` imports as a 128-byte tuple; read it up to its NUL.
+    private static func errorText(_ c: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: c.pointee.errstr) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    private static func makeTimeval(seconds: Double) -> timeval {
+        let clamped = max(seconds, 0.001)
+        let whole = clamped.rounded(.down)
+        return timeval(tv_sec: Int(whole), tv_usec: Int((clamped - whole) * 1_000_000))
+    }
+}

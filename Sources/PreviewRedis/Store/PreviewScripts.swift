@@ -1,0 +1,85 @@
+/// The Lua scripts that make each multi-step change of one stream atomic. Every script
+/// touches only keys of one stream (hash tag `{s:<id>}`), so it is Redis Cluster safe;
+/// see `RedisKeys` for the layout and for how the global indexes stay consistent.
+enum PreviewScripts {
+    /// Publishes a verified upload as the stream's new preview version.
+    /// KEYS: preview, version, upload, retired, likers.
+    /// ARGV: uploadId, retire-until (when replaced objects may be deleted), then field/value pairs.
+    /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
+    /// live preview: an idempotent repeat) or "expired" (the upload is gone).
+    static let publish = RedisScript(
+        name: "publish",
+        source: """
+            local current = redis.call('HGET', KEYS[1], 'uploadId')
+            if current == ARGV[1] then
+              return {'same', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
+            end
+            if redis.call('EXISTS', KEYS[3]) == 0 then
+              return {'expired', 0, {}}
+            end
+            local old = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
+            for _, key in ipairs(old) do
+              if key then redis.call('ZADD', KEYS[4], ARGV[2], key) end
+            end
+            local version = redis.call('INCR', KEYS[2])
+            redis.call('DEL', KEYS[1])
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 3))
+            return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
+            """)
+
+    /// Removes the live preview (end of stream, or the sweeper finding it expired), moving its
+    /// objects to the stream's retired set for the grace period.
+    /// KEYS: preview, retired. ARGV: retire-until, expired-at ("" = remove whatever is live;
+    /// otherwise only if the preview's expiresAt <= this time, so a fresher commit survives).
+    /// Returns the removed version, or 0 when nothing was removed.
+    static let retire = RedisScript(
+        name: "retire",
+        source: """
+            local fields = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey')
+            if not fields[1] then return 0 end
+            if ARGV[2] ~= '' and tonumber(fields[2] or '0') > tonumber(ARGV[2]) then return 0 end
+            for i = 3, 4 do
+              if fields[i] then redis.call('ZADD', KEYS[2], ARGV[1], fields[i]) end
+            end
+            redis.call('DEL', KEYS[1])
+            return tonumber(fields[1])
+            """)
+
+    /// Decides whether one object may be deleted now.
+    /// KEYS: preview, upload (the object's own upload), retired.
+    /// ARGV: object key, now, recheck-after seconds.
+    /// Returns {"keep", when-to-look-again} while the live preview references it, its upload may
+    /// still be committed, or its grace period runs; else {"delete", 0} (and forgets it).
+    static let collect = RedisScript(
+        name: "collect",
+        source: """
+            local now = tonumber(ARGV[2])
+            local later = now + tonumber(ARGV[3])
+            local live = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey', 'expiresAt')
+            if live[1] == ARGV[1] or live[2] == ARGV[1] then
+              return {'keep', math.max(tonumber(live[3] or '0'), later)}
+            end
+            local ttl = redis.call('PTTL', KEYS[2])
+            if ttl == -1 then return {'keep', later} end
+            if ttl > 0 then return {'keep', now + math.ceil(ttl / 1000) + 1} end
+            local graceEnd = redis.call('ZSCORE', KEYS[3], ARGV[1])
+            if graceEnd and tonumber(graceEnd) > now then return {'keep', tonumber(graceEnd)} end
+            redis.call('ZREM', KEYS[3], ARGV[1])
+            return {'delete', 0}
+            """)
+
+    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0" unlike, now.
+    /// Returns the like count, or -1 when the stream has no live preview.
+    static let like = RedisScript(
+        name: "like",
+        source: """
+            local expires = redis.call('HGET', KEYS[1], 'expiresAt')
+            if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return -1 end
+            if ARGV[2] == '1' then
+              redis.call('SADD', KEYS[2], ARGV[1])
+            else
+              redis.call('SREM', KEYS[2], ARGV[1])
+            end
+            return redis.call('SCARD', KEYS[2])
+            """)
+}

@@ -1,0 +1,262 @@
+public import PreviewCore
+
+/// Every Redis operation of the product, on top of a connection pool. Multi-step changes of
+/// one stream run as the Lua scripts in `PreviewScripts`; the global indexes are maintained
+/// as `RedisKeys` describes.
+public final class PreviewStore: Sendable {
+    public let pool: RedisPool
+    public let keys: RedisKeys
+
+    public init(pool: RedisPool, keys: RedisKeys) {
+        self.pool = pool
+        self.keys = keys
+    }
+
+    /// PING, for readiness.
+    public func ping() throws {
+        _ = try pool.withConnection { try $0.command(["PING"]) }
+    }
+
+    // MARK: Uploads
+
+    /// Records an issued upload until it can no longer be committed, and enters its objects in
+    /// the garbage index at once, so an abandoned upload is collected. One round trip.
+    public func recordUpload(_ upload: PendingUpload, keepUntil: Int64) throws {
+        let key = keys.upload(upload.streamId, upload.uploadId)
+        var hset = ["HSET", key]
+        for (field, value) in upload.fields { hset += [field, value] }
+        let due = String(keepUntil + 1)
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([
+                ["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey],
+                hset,
+                ["EXPIREAT", key, String(keepUntil)],
+            ])
+        }
+        try Self.check(replies)
+    }
+
+    /// The pending upload and the live preview (with its likes) of a stream, in one round trip.
+    public func uploadAndPreview(streamId: Int64, uploadId: String) throws -> (PendingUpload?, LiveStream?) {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([
+                ["HGETALL", keys.upload(streamId, uploadId)],
+                ["HGETALL", keys.preview(streamId)],
+                ["SCARD", keys.likers(streamId)],
+            ])
+        }
+        try Self.check(replies)
+        let upload = PendingUpload(streamId: streamId, uploadId: uploadId, fields: Self.hash(replies[0]))
+        let preview = PreviewRecord(streamId: streamId, fields: Self.hash(replies[1]))
+        return (upload, preview.map { LiveStream(preview: $0, likes: replies[2].int ?? 0) })
+    }
+
+    public enum PublishOutcome: Sendable, Equatable {
+        case published(LiveStream)
+        /// The upload was already the live preview: the same item again.
+        case alreadyPublished(LiveStream)
+        /// The upload expired (or never existed) before it could be published.
+        case uploadGone
+    }
+
+    /// Atomically makes `preview` (its version assigned here) the stream's live preview, then
+    /// enters it in the feed index. Replaced objects stay for `retireUntil`.
+    public func publish(_ preview: PreviewRecord, retireUntil: Int64) throws -> PublishOutcome {
+        let id = preview.streamId
+        var args = [preview.uploadId, String(retireUntil)]
+        for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
+        let reply = try pool.withConnection { connection in
+            try connection.eval(
+                PreviewScripts.publish,
+                keys: [keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id), keys.likers(id)],
+                args: args)
+        }
+        guard let parts = reply.array, parts.count == 3, let status = parts[0].string, let likes = parts[1].int else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the publish script")
+        }
+        if status == "expired" { return .uploadGone }
+        guard let record = PreviewRecord(streamId: id, fields: Self.hash(parts[2])) else {
+            throw RedisError(kind: .protocolError, message: "the publish script returned an unreadable preview")
+        }
+        try indexLive(streamId: id, expiresAt: record.expiresAt)
+        let stream = LiveStream(preview: record, likes: likes)
+        return status == "same" ? .alreadyPublished(stream) : .published(stream)
+    }
+
+    private func indexLive(streamId: Int64, expiresAt: Int64) throws {
+        _ = try pool.withConnection { try $0.command(["ZADD", keys.live, String(expiresAt), String(streamId)]) }
+    }
+
+    // MARK: Removal
+
+    /// Removes the live preview of a stream: unconditionally (`onlyIfExpiredAt` nil), or only if
+    /// it has expired by that time. Returns the removed version, nil when nothing was removed.
+    public func retire(streamId: Int64, retireUntil: Int64, onlyIfExpiredAt: Int64? = nil) throws -> Int64? {
+        let removed = try pool.withConnection { connection in
+            try connection.eval(
+                PreviewScripts.retire, keys: [keys.preview(streamId), keys.retired(streamId)],
+                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? ""])
+        }
+        try unindexIfGone(streamId: streamId)
+        guard let version = removed.int, version > 0 else { return nil }
+        return version
+    }
+
+    /// Drops a stream from the feed index unless it has a preview again: remove first, then
+    /// re-add if the hash exists, so a commit racing with us is never lost from the index.
+    private func unindexIfGone(streamId: Int64) throws {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([
+                ["ZREM", keys.live, String(streamId)],
+                ["HGET", keys.preview(streamId), PreviewRecord.Field.expiresAt],
+            ])
+        }
+        try Self.check(replies)
+        if let expiresAt = replies[1].int {
+            try indexLive(streamId: streamId, expiresAt: expiresAt)
+        }
+    }
+
+    /// Stream IDs in the feed index whose previews expired by `now` (for the sweeper).
+    public func expiredStreams(now: Int64, limit: Int) throws -> [Int64] {
+        let reply = try pool.withConnection { connection in
+            try connection.command(["ZRANGEBYSCORE", keys.live, "-inf", String(now), "LIMIT", "0", String(limit)])
+        }
+        return (reply.array ?? []).compactMap { $0.string.flatMap(StreamID.parse) }
+    }
+
+    // MARK: Feed
+
+    /// Every live preview with its like count (the part of the feed shared by all viewers).
+    public func liveStreams(now: Int64) throws -> [LiveStream] {
+        try pool.withConnection { connection in
+            let ids = try connection.command(["ZRANGEBYSCORE", keys.live, "(\(now)", "+inf"]).array ?? []
+            let streamIds = ids.compactMap { $0.string.flatMap(StreamID.parse) }
+            guard !streamIds.isEmpty else { return [] }
+            var commands: [[String]] = []
+            for id in streamIds {
+                commands.append(["HGETALL", keys.preview(id)])
+                commands.append(["SCARD", keys.likers(id)])
+            }
+            let replies = try connection.pipeline(commands)
+            try Self.check(replies)
+            var streams: [LiveStream] = []
+            for (index, id) in streamIds.enumerated() {
+                guard let record = PreviewRecord(streamId: id, fields: Self.hash(replies[2 * index])) else { continue }
+                streams.append(LiveStream(preview: record, likes: replies[2 * index + 1].int ?? 0))
+            }
+            return streams
+        }
+    }
+
+    /// What one viewer has seen and liked: one round trip.
+    public func viewerState(subject: String) throws -> ViewerState {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HGETALL", keys.seen(subject)], ["SMEMBERS", keys.liked(subject)]])
+        }
+        try Self.check(replies)
+        var seen: [Int64: Int64] = [:]
+        for (stream, version) in Self.hash(replies[0]) {
+            if let id = StreamID.parse(stream), let version = Int64(version) { seen[id] = version }
+        }
+        let liked = Set((replies[1].array ?? []).compactMap { $0.string.flatMap(StreamID.parse) })
+        return ViewerState(seenVersions: seen, liked: liked)
+    }
+
+    // MARK: Viewer actions
+
+    /// Likes (`like` true) or unlikes a live stream; idempotent. Returns the like count, or nil
+    /// when the stream has no live preview.
+    public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64) throws -> Int64? {
+        let count = try pool.withConnection { connection in
+            try connection.eval(
+                PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
+                args: [subject, like ? "1" : "0", String(now)])
+        }
+        guard let likes = count.int, likes >= 0 else { return nil }
+        _ = try pool.withConnection { connection in
+            try connection.command([like ? "SADD" : "SREM", keys.liked(subject), String(streamId)])
+        }
+        return likes
+    }
+
+    /// Marks the live preview version of a stream seen by `subject`, for `ttl` seconds.
+    /// Returns false when the stream has no live preview.
+    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Bool {
+        try pool.withConnection { connection in
+            let fields = try connection.command(
+                ["HMGET", keys.preview(streamId), PreviewRecord.Field.version, PreviewRecord.Field.expiresAt])
+            guard let values = fields.array, values.count == 2, let version = values[0].string,
+                let expiresAt = values[1].int, expiresAt > now
+            else { return false }
+            let replies = try connection.pipeline([
+                ["HSET", keys.seen(subject), String(streamId), version],
+                ["EXPIRE", keys.seen(subject), String(ttl)],
+            ])
+            try Self.check(replies)
+            return true
+        }
+    }
+
+    // MARK: Garbage
+
+    /// Object keys whose next look is due by `now`.
+    public func dueObjects(now: Int64, limit: Int) throws -> [String] {
+        let reply = try pool.withConnection { connection in
+            try connection.command(["ZRANGEBYSCORE", keys.garbage, "-inf", String(now), "LIMIT", "0", String(limit)])
+        }
+        return (reply.array ?? []).compactMap(\.string)
+    }
+
+    public enum CollectDecision: Sendable, Equatable {
+        case keep(until: Int64)
+        case delete
+    }
+
+    /// Asks the object's stream whether the object may be deleted now (see `PreviewScripts.collect`);
+    /// a key we did not make is deleted.
+    public func collectDecision(objectKey: String, now: Int64, recheckAfter: Int64) throws -> CollectDecision {
+        guard let owner = ObjectKeys.owner(of: objectKey) else { return .delete }
+        let id = owner.streamId
+        let reply = try pool.withConnection { connection in
+            try connection.eval(
+                PreviewScripts.collect,
+                keys: [keys.preview(id), keys.upload(id, owner.uploadId), keys.retired(id)],
+                args: [objectKey, String(now), String(recheckAfter)])
+        }
+        guard let parts = reply.array, parts.count == 2, let verdict = parts[0].string else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the collect script")
+        }
+        return verdict == "delete" ? .delete : .keep(until: parts[1].int ?? now + recheckAfter)
+    }
+
+    /// Reschedules an object (kept, or its deletion failed).
+    public func scheduleObject(_ objectKey: String, at time: Int64) throws {
+        _ = try pool.withConnection { try $0.command(["ZADD", keys.garbage, String(time), objectKey]) }
+    }
+
+    /// Forgets an object after it was deleted from storage.
+    public func forgetObject(_ objectKey: String) throws {
+        _ = try pool.withConnection { try $0.command(["ZREM", keys.garbage, objectKey]) }
+    }
+
+    // MARK: Reply helpers
+
+    static func hash(_ value: RedisValue) -> [String: String] {
+        guard let items = value.array else { return [:] }
+        var fields: [String: String] = [:]
+        var index = 0
+        while index + 1 < items.count {
+            if let name = items[index].string, let text = items[index + 1].string { fields[name] = text }
+            index += 2
+        }
+        return fields
+    }
+
+    /// Throws the first error reply of a pipeline.
+    static func check(_ replies: [RedisValue]) throws {
+        for case .error(let message) in replies {
+            throw RedisError(kind: .server, message: message)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Glibc
+import PreviewCore
+import PreviewHTTPServer
+import Synchronization
+import Testing
+
+@Suite("HTTPServer starts, serves concurrently and stops")
+struct HTTPServerLifecycleTests {
+    @Test("port 0 binds a real free port")
+    func portZero() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: RecordingResponder())
+        let port = try server.start()
+        defer { server.stop() }
+        #expect(port != 0)
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+    }
+
+    @Test("starting a second server on a port in use throws a clear error")
+    func addressInUse() throws {
+        let first = HTTPServer(configuration: HTTPServerConfiguration(), responder: RecordingResponder())
+        let port = try first.start()
+        defer { first.stop() }
+        var configuration = HTTPServerConfiguration()
+        configuration.port = port
+        let second = HTTPServer(configuration: configuration, responder: RecordingResponder())
+        let error = try #require(throws: HTTPServerError.self) { try second.start() }
+        guard case .startFailed(let host, let failedPort, let reason) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(host == "127.0.0.1")
+        #expect(failedPort == port)
+        #expect(reason.contains("in use"), "reason: \(reason)")
+        #expect(String(describing: error).contains("127.0.0.1:\(port)"))
+    }
+
+    @Test("a running server refuses a second start; a stopped one starts again; stop is idempotent")
+    func startStopStates() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: RecordingResponder())
+        _ = try server.start()
+        #expect(throws: HTTPServerError.alreadyRunning) { try server.start() }
+        server.stop()
+        server.stop()
+        let port = try server.start()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+    }
+
+    @Test("a bad host or setting is rejected before binding")
+    func badConfiguration() {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = "example.com"
+        #expect(throws: HTTPServerError.invalidHost("example.com")) {
+            try HTTPServer(configuration: configuration, responder: RecordingResponder()).start()
+        }
+        configuration = HTTPServerConfiguration()
+        configuration.threadPoolSize = 0
+        #expect(throws: HTTPServerError.invalidConfiguration("threadPoolSize", 0)) {
+            try HTTPServer(configuration: configuration, responder: RecordingResponder()).start()
+        }
+    }
+
+    @Test("localhost and the IPv6 loopback can be listened on", arguments: [("localhost", "127.0.0.1"), ("::1", "::1")])
+    func hosts(host: String, connectTo: String) throws {
+        let responder = RecordingResponder()
+        try withServer(responder, configure: { $0.host = host }) { port in
+            let connection = try RawHTTPConnection(port: port, host: connectTo)
+            try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+        }
+        #expect(responder.seenRequests.first?.remoteAddress == connectTo)
+    }
+
+    @Test("64 concurrent clients of a responder that sleeps 50 ms are all answered in parallel")
+    func concurrentClients() throws {
+        let responder = RecordingResponder(delayMicroseconds: 50_000)
+        let clock = ContinuousClock()
+        let elapsed = try withServer(responder) { port in
+            try clock.measure {
+                // All requests are sent before any answer is read, so the server sees 64
+                // waiting requests at once; serially they would take 3.2 s.
+                let connections = try (0..<64).map { _ in try RawHTTPConnection(port: port) }
+                for (index, connection) in connections.enumerated() {
+                    try connection.send("GET /slow/\(index) HTTP/1.1\r\nHost: h\r\n\r\n")
+                }
+                for connection in connections {
+                    #expect(try connection.readResponse().status == 200)
+                }
+            }
+        }
+        #expect(responder.seenRequests.count == 64)
+        #expect(elapsed < .milliseconds(2000), "took \(elapsed)")
+    }
+
+    @Test("stop returns promptly with an idle keep-alive connection open, and closes it")
+    func stopWithIdleConnection() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: RecordingResponder())
+        let port = try server.start()
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        let elapsed = ContinuousClock().measure { server.stop() }
+        #expect(elapsed < .milliseconds(1000), "took \(elapsed)")
+        #expect(try connection.readUntilClosed().isEmpty)
+    }
+
+    @Test("stop lets a request already in the responder finish and be answered")
+    func stopDrainsInFlight() throws {
+        let entered = Atomic<Bool>(false)
+        let responder = RecordingResponder { _ in
+            entered.store(true, ordering: .releasing)
+            usleep(300_000)
+            return HTTPResponse(status: 200, body: .bytes(Array("late".utf8)))
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: responder)
+        let port = try server.start()
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n")
+        while !entered.load(ordering: .acquiring) { usleep(1_000) }
+        server.stop()
+        let response = try connection.readResponse()
+        #expect(response.status == 200)
+        #expect(response.body == Array("late".utf8))
+    }
+}

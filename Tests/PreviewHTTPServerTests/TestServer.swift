@@ -1,0 +1,71 @@
+import Glibc
+import PreviewCore
+import PreviewHTTPServer
+import Synchronization
+
+/// Records every head and request it sees and answers with `answer`.
+final class RecordingResponder: HTTPResponder {
+    let limit: Int
+    let delayMicroseconds: UInt32
+    let answer: @Sendable (HTTPRequest) -> HTTPResponse
+    private let heads = Mutex<[HTTPRequestHead]>([])
+    private let requests = Mutex<[HTTPRequest]>([])
+
+    init(
+        limit: Int = 1 << 20, delayMicroseconds: UInt32 = 0,
+        answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in
+            HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
+        }
+    ) {
+        self.limit = limit
+        self.delayMicroseconds = delayMicroseconds
+        self.answer = answer
+    }
+
+    var seenHeads: [HTTPRequestHead] { heads.withLock { $0 } }
+    var seenRequests: [HTTPRequest] { requests.withLock { $0 } }
+
+    func bodyLimit(for head: HTTPRequestHead) -> Int {
+        heads.withLock { $0.append(head) }
+        return limit
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        if delayMicroseconds > 0 { usleep(delayMicroseconds) }
+        return answer(request)
+    }
+}
+
+/// Starts a server on a free loopback port, runs `body` with its port, stops it.
+func withServer<T>(
+    _ responder: any HTTPResponder, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    _ body: (UInt16) throws -> T
+) throws -> T {
+    var configuration = HTTPServerConfiguration()
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, responder: responder)
+    let port = try server.start()
+    defer { server.stop() }
+    return try body(port)
+}
+
+/// A file under /tmp holding `bytes`, removed by the caller.
+func temporaryFile(_ bytes: [UInt8]) throws -> String {
+    var template = Array("/tmp/preview-http-server-XXXXXX".utf8CString)
+    let fd = mkstemp(&template)
+    guard fd >= 0 else { throw RawHTTPConnection.Failure(description: "mkstemp: errno \(errno)") }
+    defer { close(fd) }
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    guard written == bytes.count else { throw RawHTTPConnection.Failure(description: "write: errno \(errno)") }
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Deterministic pseudo-random bytes covering every byte value.
+func binaryBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
+    var state = seed
+    return (0..<count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 56)
+    }
+}
