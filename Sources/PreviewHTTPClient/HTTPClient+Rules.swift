@@ -39,21 +39,25 @@ extension HTTPClient {
         }
         for field in request.headers {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name \(field.name.debugDescription)")
+                throw HTTPClientError(
+                    kind: .invalidRequest, message: "invalid header name \(field.name.debugDescription)")
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "header \(field.name) has CR, LF or NUL in its value")
+                throw HTTPClientError(
+                    kind: .invalidRequest, message: "header \(field.name) has CR, LF or NUL in its value")
             }
         }
         guard request.timeoutSeconds.isFinite, request.timeoutSeconds > 0 else {
-            throw HTTPClientError(kind: .invalidRequest, message: "timeout must be positive, got \(request.timeoutSeconds)")
+            throw HTTPClientError(
+                kind: .invalidRequest, message: "timeout must be positive, got \(request.timeoutSeconds)")
         }
     }
 
     /// RFC 9110 §5.6.2 tchar.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)
@@ -63,7 +67,8 @@ extension HTTPClient {
     /// Strips optional whitespace (space and tab) at both ends.
     static func trimmed<S: StringProtocol>(_ text: S) -> String {
         let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isOWS($0) }), let last = text.lastIndex(where: { !isOWS($0) }) else {
+        guard let first = text.firstIndex(where: { !isOWS($0) }), let last = text.lastIndex(where: { !isOWS($0) })
+        else {
             return ""
         }
         return String(text[first...last])

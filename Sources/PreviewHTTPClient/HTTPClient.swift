@@ -66,11 +66,13 @@ public final class HTTPClient {
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_NOPROXY, string: noProxy)
-        let timeoutMS = max(1, Int((request.timeoutSeconds * 1000).rounded(.up)))
+        // Validated positive and finite; capped at ~24 days so the conversion cannot trap.
+        let timeoutMS = Int(min((request.timeoutSeconds * 1000).rounded(.up), Double(Int32.max)))
         try set(CURLOPT_TIMEOUT_MS, timeoutMS)
         try set(CURLOPT_CONNECTTIMEOUT_MS, timeoutMS)
         try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headerList))
-        try check(CShims_curl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, onHeaderLine), "HEADERFUNCTION")
+        try check(
+            CShims_curl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, onHeaderLine), "HEADERFUNCTION")
         try set(CURLOPT_HEADERDATA, pointer: context)
         try check(CShims_curl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, onBodyBytes), "WRITEFUNCTION")
         try set(CURLOPT_WRITEDATA, pointer: context)
@@ -104,10 +106,13 @@ public final class HTTPClient {
         try set(CURLOPT_SEEKDATA, pointer: context)
         if method == "POST" {
             try set(CURLOPT_POST, 1)
-            try check(CShims_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.size)), "POSTFIELDSIZE")
+            try check(
+                CShims_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.size)),
+                "POSTFIELDSIZE")
         } else {
             try set(CURLOPT_UPLOAD, 1)
-            try check(CShims_curl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.size)), "INFILESIZE")
+            try check(
+                CShims_curl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.size)), "INFILESIZE")
             if method != "PUT" { try set(CURLOPT_CUSTOMREQUEST, string: method) }
         }
     }
@@ -202,7 +207,9 @@ private final class Transfer {
     }
 }
 
-private func onHeaderLine(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?)
+private func onHeaderLine(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+)
     -> Int
 {
     guard let buffer, let userdata else { return 0 }
@@ -214,7 +221,9 @@ private func onHeaderLine(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _
     return length
 }
 
-private func onBodyBytes(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?)
+private func onBodyBytes(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+)
     -> Int
 {
     guard let buffer, let userdata else { return 0 }
@@ -226,7 +235,9 @@ private func onBodyBytes(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     return length
 }
 
-private func onUploadRead(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?)
+private func onUploadRead(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+)
     -> Int
 {
     guard let buffer, let userdata else { return Int(CURL_READFUNC_ABORT) }

@@ -19,23 +19,30 @@ final class MHDDaemon {
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
         let address = try ListenAddress(host: configuration.host, port: configuration.port)
         let poolSize = try Self.count("threadPoolSize", configuration.threadPoolSize, minimum: 1)
-        let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: poolSize)
+        let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: 1)
         let timeout = try Self.count("connectionTimeoutSeconds", configuration.connectionTimeoutSeconds, minimum: 0)
         let backlog = try Self.count("listenBacklog", configuration.listenBacklog, minimum: 1)
         let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
 
         // Poll, not epoll or auto: MHD's epoll loop stalls when exactly 128 events are ready
-        // (NOTES-C). ITC lets stop() quiesce the listener first.
+        // (NOTES-C). ITC lets stop() quiesce the listener first. Each request is suspended
+        // while a ResponderPool worker runs the responder: an MHD thread owns its connections,
+        // so a responder blocking it would stall all of them, even with other workers idle.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
-            | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        // MHD's own threads only parse and write, so one per core is plenty.
+        let ioThreads = UInt32(max(1, min(Int(poolSize), sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
-        let context = ServerContext(responder: responder)
+        guard let pool = ResponderPool(threadCount: Int(poolSize)) else {
+            throw .startFailed(host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
+        }
+        let context = ServerContext(responder: responder, pool: pool)
         var reason = [CChar](repeating: 0, count: 512)
         let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
             var settings = CShims_mhd_settings(
                 flags: flags,
-                thread_pool_size: poolSize,
+                thread_pool_size: ioThreads,
                 connection_limit: connectionLimit,
                 connection_timeout_seconds: timeout,
                 listen_backlog: backlog,
@@ -48,6 +55,7 @@ final class MHDDaemon {
             return CShims_mhd_start(&settings, &reason, reason.count)
         }
         guard let started else {
+            pool.shutdown()
             let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .startFailed(
                 host: configuration.host, port: configuration.port,
@@ -60,8 +68,10 @@ final class MHDDaemon {
 
     deinit { stop() }
 
-    /// Quiesces the listener, waits for in-flight requests (bounded by `drainTimeout`), then
-    /// stops the daemon, which closes idle keep-alive connections and joins the workers.
+    /// Quiesces the listener, waits for in-flight requests (bounded by `drainTimeout`), joins
+    /// the responder workers (each resumes its connection before finishing, so none stays
+    /// suspended, which MHD_stop_daemon does not allow), then stops the daemon, which closes
+    /// idle keep-alive connections.
     func stop() {
         guard let handle else { return }
         self.handle = nil
@@ -70,6 +80,7 @@ final class MHDDaemon {
         while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }
+        context.pool.shutdown()
         MHD_stop_daemon(handle)
         // After quiesce MHD leaves the listening socket to us, to close once stopped.
         if listener >= 0 { _ = close(listener) }  // nothing useful to do if close fails
@@ -86,23 +97,33 @@ final class MHDDaemon {
 /// What every callback of one daemon shares. Sendable: immutable apart from an atomic.
 private final class ServerContext: Sendable {
     let responder: any HTTPResponder
+    let pool: ResponderPool
     /// Requests between the URI callback and NOTIFY_COMPLETED, for a graceful stop.
     let inFlight = Atomic<Int>(0)
 
-    init(responder: any HTTPResponder) {
+    init(responder: any HTTPResponder, pool: ResponderPool) {
         self.responder = responder
+        self.pool = pool
     }
 }
 
-/// One request's state, from its request line to NOTIFY_COMPLETED. MHD handles a connection
-/// on one worker at a time, so it is never touched concurrently.
-private final class RequestState {
+/// One request's state, from its request line to NOTIFY_COMPLETED.
+///
+/// `@unchecked Sendable`: it crosses threads once each way, never shared at the same time.
+/// The MHD thread fills it, suspends the connection and queues the job (the pool's lock
+/// orders these before the job runs); the worker sets `response` then resumes the
+/// connection; MHD's resume lock orders that before the MHD thread reads `response`.
+private final class RequestState: @unchecked Sendable {
     let target: RequestTarget
     var head: HTTPRequestHead?
     var remoteAddress = ""
     var bodyLimit = 0
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// Set while the request is suspended, for the worker to resume.
+    var connection: OpaquePointer?
+    /// The responder's answer, waiting for MHD to call the handler again after resume.
+    var response: HTTPResponse?
 
     init(target: RequestTarget) {
         self.target = target
@@ -137,8 +158,9 @@ private func requestCompleted(
 }
 
 /// The access handler. MHD calls it once when the headers are complete, once per chunk of
-/// body, and once more when the body is complete; only that last call answers (queuing a
-/// response on the first call would turn keep-alive off).
+/// body, once more when the body is complete (which hands the request to a worker and
+/// suspends), and once after the worker resumes the connection, which queues the response.
+/// Never answering on the first call keeps keep-alive on.
 private func handleAccess(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
@@ -182,11 +204,28 @@ private func handleAccess(
         return .YES
     }
 
+    if let response = state.response {
+        state.response = nil
+        state.connection = nil
+        return queue(response, on: connection)
+    }
     let request = HTTPRequest(
         method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
         body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: state.remoteAddress)
     state.body = []
-    return queue(context.responder.respond(to: request), on: connection)
+    state.connection = connection
+    let responder = context.responder
+    let dispatched = context.pool.submit(
+        {
+            state.response = responder.respond(to: request)
+            // MHD then calls this handler again (upload size 0), which queues the response.
+            MHD_resume_connection(state.connection)
+        },
+        accepted: { MHD_suspend_connection(connection) })
+    if dispatched { return .YES }
+    // The pool is shut down (stop() is past its drain wait): answer on this thread.
+    state.connection = nil
+    return queue(responder.respond(to: request), on: connection)
 }
 
 /// Collects .HEADER_KIND values in arrival order, repeated names included.

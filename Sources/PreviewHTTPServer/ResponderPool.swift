@@ -15,8 +15,8 @@ final class ResponderPool: @unchecked Sendable {
     private var closed = false
     private var threads: [pthread_t] = []
 
-    /// Starts `threadCount` workers; fails only if the system refuses to create a thread.
-    init(threadCount: Int) throws(HTTPServerError) {
+    /// Starts `threadCount` workers; nil if the system refuses to create a thread.
+    init?(threadCount: Int) {
         mutex = .allocate(capacity: 1)
         wakeUp = .allocate(capacity: 1)
         // Default attributes cannot fail to initialise on Linux.
@@ -28,7 +28,7 @@ final class ResponderPool: @unchecked Sendable {
             guard pthread_create(&thread, nil, runWorker, worker.toOpaque()) == 0 else {
                 worker.release()
                 shutdown()
-                throw .startFailed(host: "", port: 0, reason: "cannot create responder thread")
+                return nil
             }
             threads.append(thread)
         }

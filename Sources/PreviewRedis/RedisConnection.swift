@@ -142,7 +142,7 @@ public final class RedisConnection {
                 throw RedisError(kind: .connection, message: "cannot set the command timeout on \(endpoint): \(Self.errorText(c))")
             }
             if let password = endpoint.password {
-                let args = [endpoint.username, "AUTH"].compactMap { $0 }.reversed() + [password]
+                let args = ["AUTH"] + (endpoint.username.map { [$0] } ?? []) + [password]  // AUTH [username] password
                 if case .error(let message) = try Self.roundTrip(c, args.map { Array($0.utf8) }, endpoint: endpoint) {
                     throw RedisError(kind: .server, message: "AUTH refused by \(endpoint): \(message)")
                 }

@@ -132,6 +132,17 @@ import Testing
         #expect(canonical == (try signer.canonicalRequest(for: request)))
     }
 
+    @Test func aRequestHeadVerifiesLikeItsParts() throws {
+        let signed = try presign()
+        let head = HTTPRequestHead(method: "PUT", path: signed.path, rawQuery: signed.query, headers: signed.headers)
+        let info = try verifier.verify(head, now: signedAt, secretForAccessKey: { _ in "local-secret" }).get()
+        #expect(info.path == Array("/media/42/clip.mp4".utf8))
+        let request = HTTPRequest(method: "GET", path: signed.path, rawQuery: signed.query, headers: signed.headers)
+        #expect(
+            failure(verifier.verify(request, now: signedAt, secretForAccessKey: { _ in "local-secret" }))
+                == .signatureMismatch)
+    }
+
     // MARK: tampering
 
     @Test func aChangedPathByteFailsTheSignature() throws {
@@ -146,7 +157,9 @@ import Testing
 
     @Test func aChangedExpiryFailsTheSignature() throws {
         let signed = try presign()
-        #expect(failure(verify(replacing(signed, query: "X-Amz-Expires=900", with: "X-Amz-Expires=901"))) == .signatureMismatch)
+        #expect(
+            failure(verify(replacing(signed, query: "X-Amz-Expires=900", with: "X-Amz-Expires=901")))
+                == .signatureMismatch)
     }
 
     @Test func aChangedTimeOfDayFailsTheSignature() throws {
@@ -195,8 +208,11 @@ import Testing
         let signed = try presign()
         let otherRegion = SigV4Verifier(region: "us-east-1", service: "s3", crypto: crypto)
         let otherService = SigV4Verifier(region: "local", service: "gcs", crypto: crypto)
-        #expect(failure(verify(signed, verifier: otherRegion)) == .malformed("credential scope local/s3 is not us-east-1/s3"))
-        #expect(failure(verify(signed, verifier: otherService)) == .malformed("credential scope local/s3 is not local/gcs"))
+        #expect(
+            failure(verify(signed, verifier: otherRegion))
+                == .malformed("credential scope local/s3 is not us-east-1/s3"))
+        #expect(
+            failure(verify(signed, verifier: otherService)) == .malformed("credential scope local/s3 is not local/gcs"))
     }
 
     // MARK: strict parsing
@@ -293,6 +309,15 @@ import Testing
         #expect(throws: SigV4PresignError.invalidScheme("ftp")) { try signer.presign(request(scheme: "ftp")) }
         #expect(throws: SigV4PresignError.invalidHost("a b")) { try signer.presign(request(host: "a b")) }
         #expect(throws: SigV4PresignError.invalidPath) { try signer.presign(request(path: "p")) }
+        var slashRegion = request()
+        slashRegion.region = "us/east"
+        #expect(throws: SigV4PresignError.invalidField("region")) { try signer.presign(slashRegion) }
+        #expect(throws: SigV4PresignError.invalidHeaderName("Content Type")) {
+            try signer.presign(request(headers: [("Content Type", "x")]))
+        }
+        #expect(throws: SigV4PresignError.invalidHeaderName("a:b")) {
+            try signer.presign(request(headers: [("a:b", "x")]))
+        }
         #expect(throws: SigV4PresignError.reservedName("Host")) {
             try signer.presign(request(headers: [("Host", "x")]))
         }

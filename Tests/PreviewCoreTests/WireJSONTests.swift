@@ -119,7 +119,13 @@ struct WireJSONTests {
     }
 
     @Test func invalidUTF8AndDeeplyNestedGarbageAreMalformedNotCrashes() {
-        #expect(throws: WireError.self) { try ErrorResponse(json: [0x7B, 0x22, 0x63, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) }
+        // {"code":"\xFF"} and {"zzz":"\xC3("}: invalid UTF-8 anywhere, even under an unknown key.
+        #expect(throws: WireError.malformed("the JSON body is not valid UTF-8")) {
+            try ErrorResponse(json: Array(#"{"code":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
+        }
+        #expect(throws: WireError.malformed("the JSON body is not valid UTF-8")) {
+            try ErrorResponse(json: Array(#"{"zzz":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8))
+        }
         let depth = 100_000
         let deep = #"{"x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
         #expect(throws: WireError.malformed("not valid JSON")) { try FeedResponse(json: Array(deep.utf8)) }

@@ -5,8 +5,10 @@ import Testing
 @Suite struct RSAPrivateKeyTests {
     let message = Array("GOOG4-RSA-SHA256\n20260101T000000Z\n20260101/auto/storage/goog4_request\nabc".utf8)
 
-    @Test(arguments: [["genrsa", "-traditional", "-out", "key.pem", "2048"],  // PKCS#1
-                      ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "key.pem"]])  // PKCS#8
+    @Test(arguments: [
+        ["genrsa", "-traditional", "-out", "key.pem", "2048"],  // PKCS#1
+        ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "key.pem"],
+    ])  // PKCS#8
     func signaturesVerifyWithTheOpenSSLTool(_ generate: [String]) throws {
         let cli = try OpenSSLCLI()
         try cli.must(generate)
@@ -39,8 +41,10 @@ import Testing
 
     @Test func encryptedKeyIsRejectedWithoutPromptingForAPassphrase() throws {
         let cli = try OpenSSLCLI()
-        try cli.must(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024",
-                      "-aes256", "-pass", "pass:secret", "-out", "key.pem"])
+        try cli.must([
+            "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024",
+            "-aes256", "-pass", "pass:secret", "-out", "key.pem",
+        ])
         #expect(throws: CryptoError.self) { try RSAPrivateKey(pem: try cli.readText("key.pem")) }
     }
 
@@ -89,7 +93,8 @@ import Testing
             #expect(!key.verifySHA256(signature: der, message: message + [0]))
 
             let raw = try joseSignature(fromDER: der)
-            #expect(PublicKey.ecdsaDERSignature(fromRaw: raw) == der, "DER is canonical: re-encoding gives the same bytes")
+            #expect(
+                PublicKey.ecdsaDERSignature(fromRaw: raw) == der, "DER is canonical: re-encoding gives the same bytes")
             #expect(key.verifySHA256(signature: raw, message: message) == false, "raw r||s is not DER")
         }
     }
@@ -105,7 +110,9 @@ import Testing
     }
 
     @Test func badOrPrivatePEMIsRejected() throws {
-        #expect(throws: CryptoError.self) { try PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
+        #expect(throws: CryptoError.self) {
+            try PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+        }
         let cli = try OpenSSLCLI()
         try cli.must(["genpkey", "-algorithm", "ED25519", "-out", "ed.pem"])
         try cli.must(["pkey", "-in", "ed.pem", "-pubout", "-out", "ed-public.pem"])

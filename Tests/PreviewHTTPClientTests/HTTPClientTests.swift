@@ -7,17 +7,21 @@ import Testing
 /// Answers every request with a fixed 200 and records it.
 func echoServer() throws -> RawHTTPServer {
     try RawHTTPServer { request in
-        .respond(RawHTTPServer.response(200, headers: [("X-Seen", "yes")], body: Array("ok".utf8),
-                                        omitBody: request.requestLine.hasPrefix("HEAD ")))
+        .respond(
+            RawHTTPServer.response(
+                200, headers: [("X-Seen", "yes")], body: Array("ok".utf8),
+                omitBody: request.requestLine.hasPrefix("HEAD ")))
     }
 }
 
 @Suite struct HTTPClientTests {
     @Test func getReturnsStatusHeadersAndBody() throws {
         let server = try RawHTTPServer { _ in
-            .respond(RawHTTPServer.response(
-                201, "Created", headers: [("X-Multi", "a"), ("X-Multi", "b"), ("X-Empty", ""), ("ETag", "\"abc\"")],
-                body: Array("hello body".utf8)))
+            .respond(
+                RawHTTPServer.response(
+                    201, "Created",
+                    headers: [("X-Multi", "a"), ("X-Multi", "b"), ("X-Empty", ""), ("ETag", "\"abc\"")],
+                    body: Array("hello body".utf8)))
         }
         defer { server.stop() }
         let response = try HTTPClient().send(HTTPClientRequest(method: "GET", url: server.url + "/thing?x=1"))
@@ -33,7 +37,9 @@ func echoServer() throws -> RawHTTPServer {
     @Test func onlyTheRequestsHeadersAndHostGoOverTheWire() throws {
         let server = try echoServer()
         defer { server.stop() }
-        let headers = HTTPHeaders([("X-Goog-Date", "20260101T000000Z"), ("X-Empty", ""), ("x-lower", "Value  with  spaces")])
+        let headers = HTTPHeaders([
+            ("X-Goog-Date", "20260101T000000Z"), ("X-Empty", ""), ("x-lower", "Value  with  spaces"),
+        ])
         _ = try HTTPClient().send(HTTPClientRequest(method: "GET", url: server.url + "/", headers: headers))
         let seen = try #require(server.requests.first)
         #expect(seen.headerNames == ["host", "x-goog-date", "x-empty", "x-lower"])
@@ -102,9 +108,10 @@ func echoServer() throws -> RawHTTPServer {
         defer { server.stop() }
         let client = try HTTPClient()
         _ = try client.send(HTTPClientRequest(method: "POST", url: server.url + "/p", body: .bytes(Array("a=1".utf8))))
-        _ = try client.send(HTTPClientRequest(
-            method: "POST", url: server.url + "/p", headers: HTTPHeaders([("Content-Type", "application/json")]),
-            body: .bytes(Array("{}".utf8))))
+        _ = try client.send(
+            HTTPClientRequest(
+                method: "POST", url: server.url + "/p", headers: HTTPHeaders([("Content-Type", "application/json")]),
+                body: .bytes(Array("{}".utf8))))
         _ = try client.send(HTTPClientRequest(method: "POST", url: server.url + "/empty"))
         let seen = server.requests
         try #require(seen.count == 3)
@@ -164,8 +171,9 @@ func echoServer() throws -> RawHTTPServer {
 
     @Test func headersAreThoseOfTheFinalResponseNotOf100Continue() throws {
         let server = try RawHTTPServer { _ in
-            .respond(Array("HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\n".utf8)
-                + RawHTTPServer.response(200, headers: [("X-Final", "1")], body: [7]))
+            .respond(
+                Array("HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\n".utf8)
+                    + RawHTTPServer.response(200, headers: [("X-Final", "1")], body: [7]))
         }
         defer { server.stop() }
         let response = try HTTPClient().send(HTTPClientRequest(method: "PUT", url: server.url + "/", body: .bytes([1])))
@@ -177,7 +185,8 @@ func echoServer() throws -> RawHTTPServer {
 
     @Test func chunkedResponseBodiesAreReassembled() throws {
         let server = try RawHTTPServer { _ in
-            .respond(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8))
+            .respond(
+                Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8))
         }
         defer { server.stop() }
         let response = try HTTPClient().send(HTTPClientRequest(method: "GET", url: server.url + "/"))
@@ -208,7 +217,9 @@ func echoServer() throws -> RawHTTPServer {
         #expect(!error.message.isEmpty)
     }
 
-    @Test(arguments: ["", "example.com/x", "ftp://127.0.0.1/x", "http://exa mple.com/", "http://[::1/", "http://host:99999/"])
+    @Test(arguments: [
+        "", "example.com/x", "ftp://127.0.0.1/x", "http://exa mple.com/", "http://[::1/", "http://host:99999/",
+    ])
     func aBadURLIsAnInvalidURLError(_ url: String) throws {
         let error = try #require(throws: HTTPClientError.self) {
             try HTTPClient().send(HTTPClientRequest(method: "GET", url: url))
@@ -225,7 +236,10 @@ func echoServer() throws -> RawHTTPServer {
             HTTPClientRequest(method: "GET", url: server.url, headers: HTTPHeaders([("Bad Name", "1")])),
             HTTPClientRequest(method: "GET", url: server.url, headers: HTTPHeaders([("", "1")])),
             HTTPClientRequest(method: "GET /x HTTP/1.1\r\n", url: server.url),
-            { var request = HTTPClientRequest(method: "GET", url: server.url); request.timeoutSeconds = 0; return request }(),
+            {
+                var request = HTTPClientRequest(method: "GET", url: server.url); request.timeoutSeconds = 0;
+                return request
+            }(),
         ]
         for request in bad {
             let error = try #require(throws: HTTPClientError.self) { try client.send(request) }
@@ -238,7 +252,9 @@ func echoServer() throws -> RawHTTPServer {
         #expect(HTTPClient.noProxyList(environmentValue: nil) == "localhost,127.0.0.0/8,::1")
         #expect(HTTPClient.noProxyList(environmentValue: "") == "localhost,127.0.0.0/8,::1")
         #expect(HTTPClient.noProxyList(environmentValue: "*") == "*")
-        #expect(HTTPClient.noProxyList(environmentValue: ".internal,10.0.0.0/8") == ".internal,10.0.0.0/8,localhost,127.0.0.0/8,::1")
+        #expect(
+            HTTPClient.noProxyList(environmentValue: ".internal,10.0.0.0/8")
+                == ".internal,10.0.0.0/8,localhost,127.0.0.0/8,::1")
     }
 }
 

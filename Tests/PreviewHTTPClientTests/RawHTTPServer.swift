@@ -51,7 +51,9 @@ final class RawHTTPServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 16) == 0 else {
             close(listener)
@@ -76,15 +78,17 @@ final class RawHTTPServer: Sendable {
             return state.stopped
         }
         guard !wasStopped else { return }
-        shutdown(listener, Int32(SHUT_RDWR))  // wakes the blocked accept()
-        close(listener)
+        // Wakes the blocked accept(). The accept loop closes the descriptor itself: closing it
+        // here would let a new socket take the number while the loop still calls accept() on it.
+        shutdown(listener, Int32(SHUT_RDWR))
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR, !state.withLock({ $0.stopped }) { continue }
                 return
             }
             let number = state.withLock { state in
@@ -150,7 +154,9 @@ final class RawHTTPServer: Sendable {
     private func writeAll(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { return false }
             offset += count
         }
@@ -159,7 +165,8 @@ final class RawHTTPServer: Sendable {
 
     /// A complete response with `Content-Length`; `omitBody` for answers to HEAD.
     static func response(
-        _ status: Int, _ reason: String = "OK", headers: [(String, String)] = [], body: [UInt8] = [], omitBody: Bool = false
+        _ status: Int, _ reason: String = "OK", headers: [(String, String)] = [], body: [UInt8] = [],
+        omitBody: Bool = false
     ) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }

@@ -73,6 +73,19 @@ struct HTTPServerRequestTests {
         #expect(!requests[1].bodyTooLarge)
     }
 
+    @Test("a client that expects 100-continue gets it, then sends its body")
+    func expectContinue() throws {
+        let responder = RecordingResponder()
+        try withServer(responder) { port in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("PUT /e HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try connection.readResponse(hasBody: false).status == 100)
+            try connection.send("data")
+            #expect(try connection.readResponse().status == 200)
+        }
+        #expect(responder.seenRequests.first?.body == Array("data".utf8))
+    }
+
     @Test("a chunked body within the limit arrives de-chunked")
     func chunkedWithinLimit() throws {
         let responder = RecordingResponder(limit: 100)

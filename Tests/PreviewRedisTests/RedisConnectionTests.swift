@@ -127,10 +127,11 @@ struct RedisConnectionTests {
     @Test("a command on a paused server times out after commandTimeout, and the next call re-dials")
     func commandTimeout() throws {
         let slow = try redis.connection(commandTimeout: 0.5)
-        _ = try connection.command(["CLIENT", "PAUSE", "3000", "ALL"])
+        // WRITE, not ALL: under ALL the CLIENT UNPAUSE below would itself wait out the pause.
+        _ = try connection.command(["CLIENT", "PAUSE", "3000", "WRITE"])
         defer { _ = try? connection.command(["CLIENT", "UNPAUSE"]) }
         let started = Date()
-        let error = #expect(throws: RedisError.self) { try slow.command(["GET", "k"]) }
+        let error = #expect(throws: RedisError.self) { try slow.command(["SET", "k", "v"]) }
         let elapsed = Date().timeIntervalSince(started)
         #expect(error?.kind == .timeout)
         #expect(elapsed >= 0.4 && elapsed < 2, "timed out after \(elapsed) s")

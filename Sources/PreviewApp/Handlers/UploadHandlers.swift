@@ -22,12 +22,13 @@ struct UploadHandlers: Sendable {
             streamId: spec.streamId, uploadId: uploadId,
             movieKey: ObjectKeys.movie(streamId: spec.streamId, uploadId: uploadId, type: spec.movie.type),
             thumbnailKey: ObjectKeys.thumbnail(streamId: spec.streamId, uploadId: uploadId, type: spec.thumbnail.type),
-            movie: spec.movie, thumbnail: spec.thumbnail, urlExpiresAt: now + context.policy.uploadURLTTL)
+            movie: spec.movie, thumbnail: spec.thumbnail, urlExpiresAt: now + context.policy.uploadURLTTL,
+            commitDeadline: now + context.policy.uploadURLTTL + context.policy.commitWindow)
         let ttl = context.policy.uploadURLTTL
         let movie = try context.storage.uploadTarget(key: upload.movieKey, spec: spec.movie, now: now, expiresIn: ttl)
         let thumbnail = try context.storage.uploadTarget(
             key: upload.thumbnailKey, spec: spec.thumbnail, now: now, expiresIn: ttl)
-        try context.store.recordUpload(upload, keepUntil: upload.urlExpiresAt + context.policy.commitWindow)
+        try context.store.recordUpload(upload, now: now)
         let response = StreamPreviewPostResponse(
             movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
             expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers)
@@ -51,7 +52,7 @@ struct UploadHandlers: Sendable {
         if let live, live.preview.uploadId == body.uploadId, live.preview.expiresAt > now {
             return try answer(.alreadyPublished(live), request: request, now: now)
         }
-        guard let pending else {
+        guard let pending, pending.commitDeadline >= now else {
             throw APIError(.uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
         }
         let movie = try verify(key: pending.movieKey, spec: pending.movie, name: "movie")
@@ -62,7 +63,7 @@ struct UploadHandlers: Sendable {
             movieBytes: movie.size, thumbnailBytes: thumbnail.size, movieURL: context.publicURL(of: pending.movieKey),
             thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
             expiresAt: now + context.policy.previewTTL)
-        let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime)
+        let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime, now: now)
         context.liveCache.invalidate()
         return try answer(outcome, request: request, now: now)
     }

@@ -5,7 +5,8 @@
 /// that leaves a lone character, and unused trailing bits must be zero, so every byte
 /// string has exactly one accepted encoding.
 enum Base64URL {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 
 /// The JSON of HS256 tokens: Codable DTOs with explicit keys and one configured coder
 /// (sorted keys, so the same claims always give the same token).

@@ -12,7 +12,8 @@ public struct JWTSigner: Sendable {
     public func sign(_ claims: TokenClaims, key: [UInt8], kid: String? = nil) -> String {
         let header = JWTJSON.Header(alg: JWTAlgorithm.hs256, kid: kid, typ: "JWT")
         let payload = JWTJSON.Payload(
-            sub: claims.subject, role: claims.role.rawValue, streamIds: claims.streamIds.map(JWTJSON.StreamIDClaim.init),
+            sub: claims.subject, role: claims.role.rawValue,
+            streamIds: claims.streamIds.map(JWTJSON.StreamIDClaim.init),
             iat: claims.issuedAt, exp: claims.expiresAt)
         let signingInput = Base64URL.encode(JWTJSON.encode(header)) + "." + Base64URL.encode(JWTJSON.encode(payload))
         let mac = crypto.hmacSHA256(key: key, message: Array(signingInput.utf8))

@@ -8,10 +8,14 @@ public struct PendingUpload: Sendable, Equatable {
     public var thumbnail: UploadSpec.ObjectSpec
     /// When the PUT URLs stop working.
     public var urlExpiresAt: Int64
+    /// The last moment a commit is accepted (a PUT may finish just before the URLs expire).
+    /// Past it the sweeper may delete the objects, and it first deletes this record so no
+    /// commit can race it.
+    public var commitDeadline: Int64
 
     public init(
         streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
-        movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64
+        movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -20,6 +24,12 @@ public struct PendingUpload: Sendable, Equatable {
         self.movie = movie
         self.thumbnail = thumbnail
         self.urlExpiresAt = urlExpiresAt
+        self.commitDeadline = commitDeadline
+    }
+
+    /// Hash field names the scripts read.
+    public enum Field {
+        public static let commitDeadline = "commitDeadline"
     }
 
     public var fields: [(String, String)] {
@@ -29,7 +39,7 @@ public struct PendingUpload: Sendable, Equatable {
             ("movieDeclaredBytes", String(movie.declaredBytes ?? 0)),
             ("thumbnailDeclaredBytes", String(thumbnail.declaredBytes ?? 0)),
             ("movieMaxBytes", String(movie.maxBytes)), ("thumbnailMaxBytes", String(thumbnail.maxBytes)),
-            ("urlExpiresAt", String(urlExpiresAt)),
+            ("urlExpiresAt", String(urlExpiresAt)), (Field.commitDeadline, String(commitDeadline)),
         ]
     }
 
@@ -43,10 +53,11 @@ public struct PendingUpload: Sendable, Equatable {
         }
         guard let movieKey = fields["movieKey"], let thumbnailKey = fields["thumbnailKey"],
             let movie = object("movie"), let thumbnail = object("thumbnail"),
-            let expires = fields["urlExpiresAt"].flatMap({ Int64($0) })
+            let expires = fields["urlExpiresAt"].flatMap({ Int64($0) }),
+            let deadline = fields[Field.commitDeadline].flatMap({ Int64($0) })
         else { return nil }
         self.init(
             streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
-            movie: movie, thumbnail: thumbnail, urlExpiresAt: expires)
+            movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline)
     }
 }

@@ -28,7 +28,9 @@ struct SigV4AuthParameters {
             }
             values[name] = value
         }
-        for name in [Param.algorithm, Param.credential, Param.date, Param.expires, Param.signedHeaders, Param.signature]
+        for name in [
+            Param.algorithm, Param.credential, Param.date, Param.expires, Param.signedHeaders, Param.signature,
+        ]
         where values[name] == nil {
             return .failure(.malformed("missing \(name)"))
         }

@@ -48,7 +48,8 @@ enum SigV4Canonical {
         for field in fields {
             byName[field.name.lowercased(), default: []].append(normaliseValue(field.value))
         }
-        return byName.keys.sorted().map { name in (name: name, value: byName[name, default: []].joined(separator: ",")) }
+        return byName.keys.sorted().map { name in (name: name, value: byName[name, default: []].joined(separator: ","))
+        }
     }
 
     /// `Trimall`: leading and trailing whitespace removed, inner runs become one space (as
@@ -120,8 +121,10 @@ enum SigV4Canonical {
             name = parts[0]
             portText = parts.count == 2 ? parts[1] : nil
         }
-        let forbidden: Set<UInt8> = [0x20, 0x7F, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
-            UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\")]
+        let forbidden: Set<UInt8> = [
+            0x20, 0x7F, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
+            UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\"),
+        ]
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbidden.contains($0) }) else { return nil }
         let lowerName = name.lowercased()
         guard let portText else { return lowerName }

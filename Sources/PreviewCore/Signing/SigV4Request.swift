@@ -81,5 +81,9 @@ public enum SigV4PresignError: Error, Sendable, Equatable {
     case invalidPath
     /// `host` is always signed from `host`; auth parameters are set by the signer.
     case reservedName(String)
-    case emptyField(String)
+    /// A header name that is not an RFC 9110 token.
+    case invalidHeaderName(String)
+    /// The method, region, service or access key id is empty, or one of the last three
+    /// holds a `/` (it would change the credential scope).
+    case invalidField(String)
 }

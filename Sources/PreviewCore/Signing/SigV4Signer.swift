@@ -98,17 +98,25 @@ public struct SigV4Signer: Sendable {
         }
         guard request.scheme == "http" || request.scheme == "https" else { throw .invalidScheme(request.scheme) }
         guard request.path.first == UInt8(ascii: "/") else { throw .invalidPath }
+        guard !request.method.isEmpty else { throw .invalidField("method") }
         for (name, value) in [
-            ("method", request.method), ("region", request.region), ("service", request.service),
-            ("accessKeyId", credentials.accessKeyId),
-        ] where value.isEmpty {
-            throw .emptyField(name)
+            ("region", request.region), ("service", request.service), ("accessKeyId", credentials.accessKeyId),
+        ] where value.isEmpty || value.contains("/") {
+            throw .invalidField(name)
         }
-        for header in request.signedHeaders where header.name.lowercased() == "host" || header.name.isEmpty {
-            throw .reservedName(header.name)
+        for header in request.signedHeaders {
+            guard !header.name.isEmpty, header.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw .invalidHeaderName(header.name)
+            }
+            guard header.name.lowercased() != "host" else { throw .reservedName(header.name) }
         }
         for parameter in request.extraQuery where SigV4Canonical.Param.all.contains(parameter.name) {
             throw .reservedName(parameter.name)
         }
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`: the bytes a header name may hold.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        SigV4Encoding.isUnreserved(byte) || "!#$%&'*+^`|".utf8.contains(byte)
     }
 }

@@ -63,6 +63,24 @@ public struct SigV4Verifier: Sendable {
                 expiresAt: expiresAt))
     }
 
+    /// Verifies a request head, before its body is read (so a bad URL never costs an upload).
+    public func verify(
+        _ request: HTTPRequestHead, now: Int64, secretForAccessKey: (String) -> String?
+    ) -> Result<SignedURLInfo, SigV4VerificationFailure> {
+        verify(
+            method: request.method, rawPath: request.path, rawQuery: request.rawQuery, headers: request.headers,
+            now: now, secretForAccessKey: secretForAccessKey)
+    }
+
+    /// Verifies a complete request value.
+    public func verify(
+        _ request: HTTPRequest, now: Int64, secretForAccessKey: (String) -> String?
+    ) -> Result<SignedURLInfo, SigV4VerificationFailure> {
+        verify(
+            method: request.method, rawPath: request.path, rawQuery: request.rawQuery, headers: request.headers,
+            now: now, secretForAccessKey: secretForAccessKey)
+    }
+
     /// The canonical request this verifier computes for a request, for logging beside a
     /// `signatureMismatch` (operators diff it against the client's).
     public func canonicalRequest(
@@ -116,8 +134,10 @@ public struct SigV4Verifier: Sendable {
 
         let canonicalQuery = SigV4Canonical.query(
             parameters.filter { $0.nameText != SigV4Canonical.Param.signature }.map {
-                (name: SigV4Encoding.uriEncode($0.name, keepSlash: false),
-                 value: SigV4Encoding.uriEncode($0.value, keepSlash: false))
+                (
+                    name: SigV4Encoding.uriEncode($0.name, keepSlash: false),
+                    value: SigV4Encoding.uriEncode($0.value, keepSlash: false)
+                )
             })
         let canonicalRequest = SigV4Canonical.request(
             method: method, uri: SigV4Canonical.uri(path), query: canonicalQuery, headers: signed,

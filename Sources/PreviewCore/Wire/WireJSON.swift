@@ -3,8 +3,9 @@ import Foundation
 /// The one configured JSON coder for the proto3 JSON mapping of the API messages.
 ///
 /// Output: sorted keys (deterministic), `/` not escaped (URLs stay readable).
-/// Input: Foundation's decoder, which caps nesting depth, so deep garbage is a
-/// clean error; its errors are translated to `WireError` here, in one place.
+/// Input: the body must be UTF-8 throughout (checked first: Foundation lets bad
+/// bytes through under ignored keys); then Foundation's decoder, which caps nesting
+/// depth, so deep garbage is a clean error; its errors become `WireError` here.
 enum WireJSON {
     static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
         let encoder = JSONEncoder()
@@ -19,6 +20,9 @@ enum WireJSON {
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws(WireError) -> Value {
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw .malformed("the JSON body is not valid UTF-8")
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as WireError {

@@ -4,9 +4,10 @@
 enum PreviewScripts {
     /// Publishes a verified upload as the stream's new preview version.
     /// KEYS: preview, version, upload, retired, likers.
-    /// ARGV: uploadId, retire-until (when replaced objects may be deleted), then field/value pairs.
+    /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, then field/value pairs.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
-    /// live preview: an idempotent repeat) or "expired" (the upload is gone).
+    /// live preview: an idempotent repeat) or "expired" (the upload is gone or past its commit
+    /// deadline). The upload record is consumed: its objects now belong to the preview.
     static let publish = RedisScript(
         name: "publish",
         source: """
@@ -14,7 +15,8 @@ enum PreviewScripts {
             if current == ARGV[1] then
               return {'same', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             end
-            if redis.call('EXISTS', KEYS[3]) == 0 then
+            local deadline = redis.call('HGET', KEYS[3], 'commitDeadline')
+            if not deadline or tonumber(deadline) < tonumber(ARGV[3]) then
               return {'expired', 0, {}}
             end
             local old = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
@@ -23,7 +25,8 @@ enum PreviewScripts {
             end
             local version = redis.call('INCR', KEYS[2])
             redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 3))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 4))
+            redis.call('DEL', KEYS[3])
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
 
@@ -49,7 +52,9 @@ enum PreviewScripts {
     /// KEYS: preview, upload (the object's own upload), retired.
     /// ARGV: object key, now, recheck-after seconds.
     /// Returns {"keep", when-to-look-again} while the live preview references it, its upload may
-    /// still be committed, or its grace period runs; else {"delete", 0} (and forgets it).
+    /// still be committed, or its grace period runs; else {"delete", 0} (and forgets it). An
+    /// upload past its commit deadline is deleted here first, so no commit can publish an
+    /// object this decision gives away.
     static let collect = RedisScript(
         name: "collect",
         source: """
@@ -59,9 +64,11 @@ enum PreviewScripts {
             if live[1] == ARGV[1] or live[2] == ARGV[1] then
               return {'keep', math.max(tonumber(live[3] or '0'), later)}
             end
-            local ttl = redis.call('PTTL', KEYS[2])
-            if ttl == -1 then return {'keep', later} end
-            if ttl > 0 then return {'keep', now + math.ceil(ttl / 1000) + 1} end
+            local deadline = redis.call('HGET', KEYS[2], 'commitDeadline')
+            if deadline then
+              if tonumber(deadline) >= now then return {'keep', tonumber(deadline) + 1} end
+              redis.call('DEL', KEYS[2])
+            end
             local graceEnd = redis.call('ZSCORE', KEYS[3], ARGV[1])
             if graceEnd and tonumber(graceEnd) > now then return {'keep', tonumber(graceEnd)} end
             redis.call('ZREM', KEYS[3], ARGV[1])

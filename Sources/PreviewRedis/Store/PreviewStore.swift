@@ -19,18 +19,19 @@ public final class PreviewStore: Sendable {
 
     // MARK: Uploads
 
-    /// Records an issued upload until it can no longer be committed, and enters its objects in
-    /// the garbage index at once, so an abandoned upload is collected. One round trip.
-    public func recordUpload(_ upload: PendingUpload, keepUntil: Int64) throws {
+    /// Records an issued upload, and enters its objects in the garbage index at once, so an
+    /// abandoned upload is collected after its commit deadline. One round trip. The record's
+    /// Redis TTL (an hour past the deadline) only cleans up; the deadline field decides.
+    public func recordUpload(_ upload: PendingUpload, now: Int64) throws {
         let key = keys.upload(upload.streamId, upload.uploadId)
         var hset = ["HSET", key]
         for (field, value) in upload.fields { hset += [field, value] }
-        let due = String(keepUntil + 1)
+        let due = String(upload.commitDeadline + 1)
         let replies = try pool.withConnection { connection in
             try connection.pipeline([
                 ["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey],
                 hset,
-                ["EXPIREAT", key, String(keepUntil)],
+                ["EXPIRE", key, String(max(1, upload.commitDeadline - now) + 3600)],
             ])
         }
         try Self.check(replies)
@@ -61,9 +62,9 @@ public final class PreviewStore: Sendable {
 
     /// Atomically makes `preview` (its version assigned here) the stream's live preview, then
     /// enters it in the feed index. Replaced objects stay for `retireUntil`.
-    public func publish(_ preview: PreviewRecord, retireUntil: Int64) throws -> PublishOutcome {
+    public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
-        var args = [preview.uploadId, String(retireUntil)]
+        var args = [preview.uploadId, String(retireUntil), String(now)]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let reply = try pool.withConnection { connection in
             try connection.eval(

@@ -1,0 +1,34 @@
+# StreamPreview: `make run` serves on the embedded defaults, `make test` runs every test.
+SWIFT ?= swift
+ARGS ?=
+
+.PHONY: all deps test-deps build release run test clean help
+
+all: build
+
+help:
+	@echo "make run    install Debian packages (as root), build release, start 'streampreview serve' (ARGS=... adds flags)"
+	@echo "make test   install Debian packages (as root), build and run the whole test suite"
+	@echo "make build  debug build"
+
+deps:
+	scripts/install-deps.sh run
+
+test-deps:
+	scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	.build/release/streampreview serve $(ARGS)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

@@ -1,0 +1,352 @@
+// The built `streampreview` binary as a child process, for end-to-end tests. Linux (glibc) only.
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the service binary could not be found, started or run.
+public struct ServiceProcessError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What a finished run of the binary printed, and how it ended.
+public struct ProcessResult: Sendable {
+    /// The exit status, or 128 + the signal number when a signal ended it.
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// `streampreview serve --port 0` on a fresh data directory, started with `posix_spawn` (empty signal mask,
+/// default signal actions: `Foundation.Process` children inherit a blocked SIGTERM), waited for until it prints
+/// `listening on http://HOST:PORT`, and stopped with SIGTERM (SIGKILL after 10 s) by `stop()` or deinit.
+///
+/// The server runs under `setpriv --pdeathsig KILL` when available, spawned from a thread that lives as long as the
+/// child, so a crashed test run leaves no server (and, through its own death signal, no redis-server) behind.
+public final class ServiceProcess: Sendable {
+    public let baseURL: String
+    public let dataDirectory: String
+    public let pid: Int32
+    /// Where the server's stdout and stderr go (inside a log folder of its own, not the data dir).
+    public let stdoutPath: String
+    public let stderrPath: String
+    private let child: SpawnedChild
+    private let ownsDataDirectory: Bool
+    private let logDirectory: String
+    private let stopped = Mutex(false)
+
+    /// Starts `streampreview serve --port 0 --data-dir <dir> <arguments>`. With no `dataDirectory` a fresh one is
+    /// made under /tmp (short, so the redis socket path fits) and deleted on deinit; a given one is left in place.
+    public init(arguments: [String] = [], dataDirectory: String? = nil) throws {
+        let binary = try Self.binaryPath()
+        let logDirectory = try Self.makeTemporaryDirectory(prefix: "sp-log")
+        self.logDirectory = logDirectory
+        if let dataDirectory {
+            self.dataDirectory = dataDirectory
+            ownsDataDirectory = false
+        } else {
+            self.dataDirectory = try Self.makeTemporaryDirectory(prefix: "sp-e2e")
+            ownsDataDirectory = true
+        }
+        stdoutPath = logDirectory + "/stdout.log"
+        stderrPath = logDirectory + "/stderr.log"
+        var argv = [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments
+        let setpriv = "/usr/bin/setpriv"
+        if FileManager.default.isExecutableFile(atPath: setpriv) {
+            argv = [setpriv, "--pdeathsig", "KILL", "--"] + argv
+        }
+        child = try SpawnedChild.spawn(arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        pid = child.pid
+        do {
+            baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        } catch {
+            child.send(SIGKILL)
+            _ = child.waitForExit(timeout: 5)
+            if ownsDataDirectory { try? FileManager.default.removeItem(atPath: self.dataDirectory) }
+            try? FileManager.default.removeItem(atPath: logDirectory)
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }  // best effort
+        try? FileManager.default.removeItem(atPath: logDirectory)  // best effort
+    }
+
+    /// The exit status once the server has exited (128 + signal when killed), else nil.
+    public var exitStatus: Int32? { child.exitStatus }
+
+    /// Sends `signal` to the server (unless it has already exited and been reaped).
+    public func send(signal: Int32) { child.send(signal) }
+
+    /// Waits up to `timeout` seconds for the server to exit; its exit status, or nil if it is still running.
+    public func waitForExit(timeout: Double) -> Int32? {
+        child.waitForExit(timeout: timeout) ? child.exitStatus : nil
+    }
+
+    /// SIGTERM, up to 10 s to exit, then SIGKILL; then makes sure no redis-server of this data dir is left.
+    /// Returns how long the graceful part took. Idempotent.
+    @discardableResult
+    public func stop() -> Double {
+        let first = stopped.withLock { already -> Bool in
+            defer { already = true }
+            return !already
+        }
+        guard first else { return 0 }
+        let started = Date()
+        child.send(SIGTERM)
+        if !child.waitForExit(timeout: 10) {
+            child.send(SIGKILL)
+            _ = child.waitForExit(timeout: 5)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        // The embedded redis-server dies with serve (setpriv --pdeathsig KILL); make sure of it.
+        let deadline = Date().addingTimeInterval(5)
+        while !redisServerPIDs().isEmpty, Date() < deadline { usleep(20_000) }
+        for pid in redisServerPIDs() { _ = kill(pid, SIGKILL) }  // ignored: ESRCH means gone already
+        return elapsed
+    }
+
+    /// Live redis-server processes whose command line mentions this data directory (the embedded one).
+    public func redisServerPIDs() -> [Int32] {
+        Self.livePIDs(commandLineContaining: dataDirectory + "/", named: "redis-server")
+    }
+
+    /// A bearer token from `streampreview token` with this server's secret.
+    public func token(sub: String, role: String, streams: [Int64] = [], ttl: Int64? = nil) throws -> String {
+        var arguments = ["token", "--sub", sub, "--role", role]
+        for stream in streams { arguments += ["--stream", String(stream)] }
+        if let ttl { arguments += ["--ttl", String(ttl)] }
+        let result = try run(arguments)
+        guard result.status == 0 else {
+            throw ServiceProcessError("streampreview token failed (\(result.status)): \(result.stderr)")
+        }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs another subcommand of the binary; `token` gets `--data-dir` of this server added.
+    public func run(_ arguments: [String]) throws -> ProcessResult {
+        var arguments = arguments
+        if arguments.first == "token", !arguments.contains("--data-dir") { arguments += ["--data-dir", dataDirectory] }
+        return try Self.runBinary(arguments)
+    }
+
+    /// The secret `serve` keeps in its data dir for HS256 tokens.
+    public func tokenSecret() throws -> String {
+        try String(contentsOfFile: dataDirectory + "/token-secret", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs `streampreview <arguments>` to completion (at most `timeout` seconds, then SIGKILL).
+    public static func runBinary(_ arguments: [String], timeout: Double = 60) throws -> ProcessResult {
+        let binary = try binaryPath()
+        let directory = try makeTemporaryDirectory(prefix: "sp-run")
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
+        let out = directory + "/stdout", err = directory + "/stderr"
+        let child = try SpawnedChild.spawn(arguments: [binary] + arguments, stdoutPath: out, stderrPath: err)
+        if !child.waitForExit(timeout: timeout) {
+            child.send(SIGKILL)
+            _ = child.waitForExit(timeout: 5)
+        }
+        return ProcessResult(
+            status: child.exitStatus ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    /// The `streampreview` executable next to the test bundle (the same build folder), or `STREAMPREVIEW_BINARY`.
+    public static func binaryPath() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["STREAMPREVIEW_BINARY"], !path.isEmpty { return path }
+        var candidates: [String] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append((exe as NSString).deletingLastPathComponent)
+        }
+        if let first = CommandLine.arguments.first {
+            let absolute = first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first
+            candidates.append((absolute as NSString).deletingLastPathComponent)
+        }
+        for folder in candidates {
+            // The bundle may be a folder (`X.xctest/...`); walk up until a build folder holds the binary.
+            var current = folder
+            while current.count > 1 {
+                let path = current + "/streampreview"
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+                current = (current as NSString).deletingLastPathComponent
+            }
+        }
+        throw ServiceProcessError(
+            "the streampreview executable was not found next to the test bundle (looked in \(candidates)); "
+                + "build it first (`swift build`) or set STREAMPREVIEW_BINARY")
+    }
+
+    /// A fresh, private folder under /tmp, named `<prefix>-XXXXXX`.
+    public static func makeTemporaryDirectory(prefix: String = "sp-e2e") throws -> String {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
+        }
+        guard made else { throw ServiceProcessError("mkdtemp under /tmp failed: \(String(cString: strerror(errno)))") }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func waitForListening(child: SpawnedChild, stdoutPath: String, stderrPath: String) throws -> String {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+            for line in output.split(separator: "\n") where line.hasPrefix("listening on http://") {
+                return String(line.dropFirst("listening on ".count)).trimmingCharacters(in: .whitespaces)
+            }
+            if let status = child.exitStatus {
+                let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+                throw ServiceProcessError("streampreview serve exited (\(status)) before listening:\n\(log.suffix(2000))")
+            }
+            usleep(20_000)
+        }
+        let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        throw ServiceProcessError("streampreview serve did not print 'listening on' within 20 s:\n\(log.suffix(2000))")
+    }
+
+    /// Scans /proc for running (non-zombie) processes named `name` whose argv contains `fragment`.
+    static func livePIDs(commandLineContaining fragment: String, named name: String) -> [Int32] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"), !cmdline.isEmpty,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8)
+            else { return nil }
+            // Field 3 of stat, after the parenthesised command name, is the state; Z is a zombie.
+            if let close = stat.lastIndex(of: ")"),
+                stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+            {
+                return nil
+            }
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let program = arguments.first, program.hasSuffix(name) || program.contains(name + " ") else {
+                return nil
+            }
+            return arguments.contains(where: { $0.contains(fragment) }) ? pid : nil
+        }
+    }
+}
+
+/// A child started by, and waited for on, its own thread (so a `PR_SET_PDEATHSIG` set in it follows a thread that
+/// lives as long as the child). Reaps under the lock `send` takes, so a signal never reaches a recycled pid.
+final class SpawnedChild: Sendable {
+    private struct State {
+        var pid: pid_t = 0
+        var spawnError: String?
+        var exitStatus: Int32?
+    }
+
+    private let state = Mutex(State())
+    private let spawned = DispatchSemaphore(value: 0)
+
+    var pid: pid_t { state.withLock { $0.pid } }
+    var exitStatus: Int32? { state.withLock { $0.exitStatus } }
+
+    static func spawn(arguments: [String], stdoutPath: String, stderrPath: String) throws -> SpawnedChild {
+        let child = SpawnedChild()
+        let thread = Thread { child.spawnAndWait(arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath) }
+        thread.name = "e2e-child"
+        thread.start()
+        guard child.spawned.wait(timeout: .now() + 10) == .success else {
+            throw ServiceProcessError("posix_spawn of \(arguments[0]) did not return within 10 s")
+        }
+        if let error = child.state.withLock({ $0.spawnError }) { throw ServiceProcessError(error) }
+        return child
+    }
+
+    func send(_ signal: Int32) {
+        state.withLock { state in
+            // Ignored result: ESRCH means it is exiting right now; the reaper records that.
+            if state.exitStatus == nil && state.pid > 0 { _ = kill(state.pid, signal) }
+        }
+    }
+
+    func waitForExit(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while exitStatus == nil {
+            if Date() >= deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    private func spawnAndWait(arguments: [String], stdoutPath: String, stderrPath: String) {
+        let pid: pid_t
+        do {
+            pid = try Self.posixSpawn(arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        } catch {
+            state.withLock { $0.spawnError = "\(error)" }
+            spawned.signal()
+            return
+        }
+        state.withLock { $0.pid = pid }
+        spawned.signal()
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        state.withLock { state in
+            var status: Int32 = 0
+            var reaped = waitpid(pid, &status, 0)
+            while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
+            // WIFEXITED / WEXITSTATUS / WTERMSIG are macros, so decoded by hand.
+            let signal = status & 0x7f
+            state.exitStatus = reaped != pid ? -1 : signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+    }
+
+    /// posix_spawn with an empty signal mask, every signal at its default action, its own process group, stdin from
+    /// /dev/null, stdout and stderr to files, and only fds 0-2 inherited.
+    private static func posixSpawn(arguments: [String], stdoutPath: String, stderrPath: String) throws -> pid_t {
+        func check(_ result: Int32, _ what: String) throws {
+            guard result == 0 else {
+                throw ServiceProcessError("\(what) failed for \(arguments[0]): \(String(cString: strerror(result)))")
+            }
+        }
+        guard let path = arguments.first else { throw ServiceProcessError("no program to spawn") }
+        var actions = posix_spawn_file_actions_t()
+        try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let flags = O_WRONLY | O_CREAT | O_TRUNC
+        try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "open /dev/null")
+        try check(posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, flags, 0o644), "open \(stdoutPath)")
+        try check(posix_spawn_file_actions_addopen(&actions, 2, stderrPath, flags, 0o644), "open \(stderrPath)")
+        if let addCloseFrom = lookUpAddCloseFrom() { try check(addCloseFrom(&actions, 3), "closefrom 3") }
+
+        var attributes = posix_spawnattr_t()
+        try check(posix_spawnattr_init(&attributes), "posix_spawnattr_init")
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)  // ignored results: only fail for a NULL set
+        sigfillset(&allSignals)
+        try check(posix_spawnattr_setsigmask(&attributes, &noSignals), "posix_spawnattr_setsigmask")
+        try check(posix_spawnattr_setsigdefault(&attributes, &allSignals), "posix_spawnattr_setsigdefault")
+        try check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
+        let spawnFlags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
+        try check(posix_spawnattr_setflags(&attributes, Int16(spawnFlags)), "posix_spawnattr_setflags")
+
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        try check(posix_spawn(&pid, path, &actions, &attributes, argv, envp), "posix_spawn")
+        return pid
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+
+    /// glibc 2.34+ has `posix_spawn_file_actions_addclosefrom_np` but declares it only under _GNU_SOURCE.
+    private static func lookUpAddCloseFrom() -> AddCloseFrom? {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }
+}

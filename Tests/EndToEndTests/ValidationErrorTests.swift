@@ -1,0 +1,122 @@
+import PreviewCore
+import PreviewTestSupport
+import Testing
+
+/// Bad requests: each refused with its status and machine code, before anything is stored.
+@Suite("Request validation errors")
+struct ValidationErrorTests {
+    @Test("Invalid upload requests are 400 invalid_argument naming the field")
+    func invalidUploadRequests() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let cases: [(String, String)] = [
+            (#"{"streamId":"abc"}"#, "streamId"),
+            (#"{"streamId":"0"}"#, "streamId"),
+            (#"{"streamId":0}"#, "streamId"),
+            (#"{"streamId":"-1"}"#, "streamId"),
+            (#"{}"#, "streamId"),
+            (#"{"streamId":"42","movieContentType":"video/avi"}"#, "movieContentType"),
+            (#"{"streamId":"42","thumbnailContentType":"image/gif"}"#, "thumbnailContentType"),
+            (#"{"streamId":"42","movieContentType":"image/jpeg"}"#, "movieContentType"),
+            (#"{"streamId":"42","movieBytes":10485761}"#, "movieBytes"),
+            (#"{"streamId":"42","movieBytes":"-5"}"#, "movieBytes"),
+            (#"{"streamId":"42","thumbnailBytes":1048577}"#, "thumbnailBytes"),
+        ]
+        for (body, field) in cases {
+            let reply = try api.postJSON("/api/preview/post", body, token: token)
+            expectError(reply, status: 400, code: "invalid_argument", target: field)
+        }
+        // The limits themselves are allowed.
+        let atLimit = #"{"streamId":"42","movieBytes":10485760,"thumbnailBytes":1048576}"#
+        #expect(try api.postJSON("/api/preview/post", atLimit, token: token).status == 200)
+    }
+
+    @Test("Malformed bodies are 400, oversized ones 413, unknown types 415")
+    func malformedBodies() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        for body in [#"{"streamId":"42""#, "not json", #"{"streamId":true}"#, #"["streamId"]"#] {
+            expectError(try api.postJSON("/api/preview/post", body, token: token), status: 400, code: "invalid_argument")
+        }
+        let padding = String(repeating: " ", count: 70 * 1024)
+        let huge = try api.postJSON("/api/preview/post", #"{"streamId":"42"\#(padding)}"#, token: token)
+        expectError(huge, status: 413, code: "payload_too_large")
+        let plain = try api.send(
+            "POST", "/api/preview/post", headers: [("Content-Type", "text/plain")], body: Array(#"{"streamId":"42"}"#.utf8),
+            token: token)
+        expectError(plain, status: 415, code: "unsupported_media_type")
+        let none = try api.send("POST", "/api/preview/post", body: Array(#"{"streamId":"42"}"#.utf8), token: token)
+        #expect(none.status == 415 || none.status == 200, "no Content-Type: \(none.status)")
+    }
+
+    @Test("Unknown routes are 404 not_found and known routes with another method 405")
+    func routes() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        for path in ["/api/nope", "/", "/api/preview", "/api/streams/42/dislike", "/api/feed/x"] {
+            expectError(try api.send("GET", path), status: 404, code: "not_found")
+        }
+        for (method, path) in [
+            ("GET", "/api/preview/post"), ("PUT", "/api/preview/commit"), ("POST", "/api/feed"),
+            ("GET", "/api/streams/42/like"), ("GET", "/api/preview/42"), ("DELETE", "/objects/x"), ("POST", "/healthz"),
+        ] {
+            let reply = try api.send(method, path)
+            expectError(reply, status: 405, code: "method_not_allowed")
+        }
+    }
+
+    @Test("Commit errors: unknown or malformed upload IDs, missing, empty and mislabelled objects; nothing published")
+    func commitErrors() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42, 43])
+
+        expectError(
+            try api.commit(streamId: 42, uploadId: String(repeating: "0f", count: 16), token: token), status: 409,
+            code: "upload_not_found", target: "uploadId")
+        for bad in ["xyz", "", String(repeating: "a", count: 31), String(repeating: "g", count: 32)] {
+            expectError(
+                try api.commit(streamId: 42, uploadId: bad, token: token), status: 400, code: "invalid_argument",
+                target: "uploadId")
+        }
+        expectError(
+            try api.postJSON("/api/preview/commit", #"{"streamId":"0","uploadId":"\#(String(repeating: "a", count: 32))"}"#, token: token),
+            status: 400, code: "invalid_argument", target: "streamId")
+
+        // Junk declared as video/mp4 and PUT with the right headers: stored, then refused by its leading bytes.
+        let junk = TestMedia.junk()
+        let thumbnail = TestMedia.jpeg()
+        let issued = try api.issue(streamId: 42, movie: junk, thumbnail: thumbnail, token: token)
+        expectError(
+            try api.commit(streamId: 43, uploadId: issued.uploadId, token: token), status: 409, code: "upload_not_found")
+        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: junk).status == 200)
+        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        expectError(
+            try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 422,
+            code: "object_content_mismatch", target: "movie")
+
+        // A JPEG thumbnail that is really a PNG.
+        let movie = TestMedia.mp4()
+        let png = TestMedia.png()
+        let mislabelled = try api.issue(streamId: 42, movie: movie, thumbnail: png, token: token)
+        #expect(try api.put(mislabelled.movieBodyUrl, headers: mislabelled.movieHeaders, body: movie).status == 200)
+        #expect(try api.put(mislabelled.movieThumbnailBodyUrl, headers: mislabelled.thumbnailHeaders, body: png).status == 200)
+        expectError(
+            try api.commit(streamId: 42, uploadId: mislabelled.uploadId, token: token), status: 422,
+            code: "object_content_mismatch", target: "thumbnail")
+
+        // No declared sizes: an empty clip is stored, and commit refuses its size.
+        let posted = try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: token)
+        let undeclared = try posted.json(StreamPreviewPostResponse.self)
+        #expect(try api.put(undeclared.movieBodyUrl, headers: undeclared.movieHeaders, body: []).status == 200)
+        #expect(try api.put(undeclared.movieThumbnailBodyUrl, headers: undeclared.thumbnailHeaders, body: thumbnail).status == 200)
+        expectError(
+            try api.commit(streamId: 42, uploadId: undeclared.uploadId, token: token), status: 422,
+            code: "object_size_mismatch", target: "movie")
+
+        #expect(try api.feedItems().isEmpty, "no refused commit published anything")
+        expectError(try api.send("POST", "/api/streams/42/like", token: token), status: 404, code: "stream_not_live")
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import PreviewCore
+import PreviewCrypto
+import PreviewRedis
+import PreviewTestSupport
+import Synchronization
+import Testing
+
+@testable import PreviewApp
+
+/// The app wired as `serve` wires it, against a real redis-server, with a clock the test moves.
+/// Requests are plain values handed to the router: no sockets.
+final class AppHarness {
+    let redis: RedisServerFixture
+    let directory: String
+    let clock = TestClock()
+    let context: AppContext
+    let router: Router
+    let local: LocalObjectStore
+    let sweeper: Sweeper
+    let secret = "test-token-secret"
+
+    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil) throws {
+        redis = try RedisServerFixture()
+        directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
+        let crypto = OpenSSLCrypto()
+        local = try LocalObjectStore(
+            root: directory + "/objects", publicBaseURL: publicBaseURL, secret: "storage-secret", grid: ExpiryGrid(),
+            crypto: crypto)
+        try local.setBaseURL("http://127.0.0.1:9")
+        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"))
+        let clock = self.clock
+        context = AppContext(
+            store: store, storage: local, localStore: local, policy: policy,
+            authenticator: Authenticator(
+                verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
+            liveCache: LiveListCache(store: store, maxAgeMilliseconds: 1000), crypto: crypto,
+            urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
+            nowMilliseconds: { clock.milliseconds })
+        router = Router(context: context)
+        sweeper = Sweeper(store: store, storage: local, urlLifetime: ExpiryGrid().lifetime, recheckAfter: 60)
+    }
+
+    deinit {
+        redis.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var now: Int64 { clock.milliseconds / 1000 }
+
+    func advance(seconds: Int64) {
+        clock.advance(milliseconds: seconds * 1000)
+    }
+
+    func token(_ subject: String, _ role: Role, streams: [Int64] = []) -> String {
+        JWTSigner(crypto: OpenSSLCrypto()).sign(
+            TokenClaims(subject: subject, role: role, streamIds: streams, issuedAt: now, expiresAt: now + 86400),
+            key: Array(secret.utf8))
+    }
+
+    func send(
+        _ method: String, _ target: String, token: String? = nil, json: String? = nil, body: [UInt8]? = nil,
+        headers: [(String, String)] = []
+    ) -> HTTPResponse {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        var request = HTTPRequest(
+            method: method, path: String(parts[0]), rawQuery: parts.count > 1 ? String(parts[1]) : "")
+        if let token { request.headers.add("Authorization", "Bearer \(token)") }
+        if let json {
+            request.headers.add("Content-Type", "application/json")
+            request.body = Array(json.utf8)
+        }
+        if let body { request.body = body }
+        for (name, value) in headers { request.headers.add(name, value) }
+        let head = HTTPRequestHead(method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
+        if request.body.count > router.bodyLimit(for: head) {
+            request.body = []
+            request.bodyTooLarge = true
+        }
+        return router.respond(to: request)
+    }
+
+    /// Issues an upload, PUTs both objects through the local store, and commits.
+    @discardableResult
+    func publish(stream: Int64, movie: [UInt8] = TestClips.mp4, thumbnail: [UInt8] = TestClips.jpeg) throws -> FeedItem {
+        let streamer = token("streamer-\(stream)", .streamer, streams: [stream])
+        let issued = try upload(stream: stream, token: streamer, movie: movie, thumbnail: thumbnail)
+        let committed = send(
+            "POST", "/api/preview/commit", token: streamer,
+            json: #"{"streamId":"\#(stream)","uploadId":"\#(issued.uploadId)"}"#)
+        try #require(committed.status == 200, "commit: \(committed.text)")
+        return try FeedItem(json: committed.bytes)
+    }
+
+    /// Issues an upload and PUTs both objects, without committing.
+    func upload(stream: Int64, token: String, movie: [UInt8], thumbnail: [UInt8]) throws -> StreamPreviewPostResponse {
+        let posted = send(
+            "POST", "/api/preview/post", token: token,
+            json: #"{"streamId":"\#(stream)","movieBytes":\#(movie.count),"thumbnailBytes":\#(thumbnail.count)}"#)
+        try #require(posted.status == 200, "post: \(posted.text)")
+        let issued = try StreamPreviewPostResponse(json: posted.bytes)
+        for (url, headers, bytes) in [
+            (issued.movieBodyUrl, issued.movieHeaders, movie), (issued.movieThumbnailBodyUrl, issued.thumbnailHeaders, thumbnail),
+        ] {
+            let put = send("PUT", pathAndQuery(url), body: bytes, headers: headers.map { ($0.key, $0.value) } + [("Host", "127.0.0.1:9")])
+            try #require(put.status == 200, "put: \(put.text)")
+        }
+        return issued
+    }
+
+    func feed(token: String? = nil, query: String = "") throws -> [FeedItem] {
+        let response = send("GET", "/api/feed" + (query.isEmpty ? "" : "?" + query), token: token)
+        try #require(response.status == 200, "feed: \(response.text)")
+        return try FeedResponse(json: response.bytes).items
+    }
+
+    func objectExists(_ url: String) -> Bool {
+        let path = pathAndQuery(url).split(separator: "?")[0]
+        let key = String(path.dropFirst(Route.objectsPrefix.count))
+        return (try? local.inspect(key: QueryString.decode(key, plusIsSpace: false), prefixLength: 0)) != nil
+    }
+
+    func pathAndQuery(_ url: String) -> String {
+        guard let range = url.range(of: "://") else { return url }
+        let rest = url[range.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+}
+
+enum TestClips {
+    static let mp4: [UInt8] = [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8)
+        + [0, 0, 0, 16] + Array("mdat".utf8) + Array(repeating: 7, count: 8)
+    static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10] + Array("JFIF".utf8) + Array(repeating: 1, count: 20)
+}
+
+extension HTTPResponse {
+    var bytes: [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
+    }
+
+    var text: String { "\(status) " + String(decoding: bytes, as: UTF8.self) }
+
+    var errorCode: String? { (try? ErrorResponse(json: bytes))?.code }
+}
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let value = Mutex<Int64>(1_800_000_000_000)
+    var milliseconds: Int64 { value.withLock { $0 } }
+    func advance(milliseconds: Int64) { value.withLock { $0 += milliseconds } }
+}

@@ -1,0 +1,97 @@
+import PreviewCore
+import Testing
+
+@Suite struct ByteRangeTests {
+    @Test func rangesResolveAgainstTheLength() {
+        #expect(ByteRange.resolve(nil, length: 100) == .whole)
+        #expect(ByteRange.resolve("bytes=0-9", length: 100) == .partial(offset: 0, length: 10))
+        #expect(ByteRange.resolve("bytes=90-", length: 100) == .partial(offset: 90, length: 10))
+        #expect(ByteRange.resolve("bytes=90-500", length: 100) == .partial(offset: 90, length: 10))
+        #expect(ByteRange.resolve("bytes=-5", length: 100) == .partial(offset: 95, length: 5))
+        #expect(ByteRange.resolve("bytes=-500", length: 100) == .partial(offset: 0, length: 100))
+        #expect(ByteRange.resolve("bytes=0-0", length: 1) == .partial(offset: 0, length: 1))
+    }
+
+    @Test func unsatisfiableRangesAreSaidSo() {
+        #expect(ByteRange.resolve("bytes=100-", length: 100) == .unsatisfiable)
+        #expect(ByteRange.resolve("bytes=-0", length: 100) == .unsatisfiable)
+        #expect(ByteRange.resolve("bytes=0-", length: 0) == .unsatisfiable)
+    }
+
+    @Test func rangesWeDoNotServeGiveTheWholeBody() {
+        for header in ["items=0-1", "bytes=5-1", "bytes=a-b", "bytes=0-1,5-6", "bytes"] {
+            #expect(ByteRange.resolve(header, length: 100) == .whole, "\(header)")
+        }
+    }
+}
+
+@Suite struct NegotiationTests {
+    @Test func requestBodiesAreJSONOrProtobuf() {
+        #expect(WireFormat.ofRequestBody(contentType: nil) == .json)
+        #expect(WireFormat.ofRequestBody(contentType: "application/json; charset=utf-8") == .json)
+        #expect(WireFormat.ofRequestBody(contentType: "application/x-protobuf") == .protobuf)
+        #expect(WireFormat.ofRequestBody(contentType: "Application/Protobuf") == .protobuf)
+        #expect(WireFormat.ofRequestBody(contentType: "text/plain") == nil)
+        #expect(WireFormat.ofRequestBody(contentType: "application/x-www-form-urlencoded") == nil)
+    }
+
+    @Test func acceptChoosesTheResponseFormat() {
+        #expect(WireFormat.forResponse(accept: nil, fallback: .protobuf) == .protobuf)
+        #expect(WireFormat.forResponse(accept: "*/*", fallback: .json) == .json)
+        #expect(WireFormat.forResponse(accept: "application/x-protobuf", fallback: .json) == .protobuf)
+        #expect(WireFormat.forResponse(accept: "application/json, application/x-protobuf", fallback: .protobuf) == .json)
+    }
+
+    @Test func ifNoneMatchComparesWeaklyAndAcceptsStar() {
+        #expect(EntityTag.ifNoneMatch("\"abc\"", matches: "\"abc\""))
+        #expect(EntityTag.ifNoneMatch("W/\"abc\", \"x\"", matches: "\"abc\""))
+        #expect(EntityTag.ifNoneMatch("*", matches: "\"abc\""))
+        #expect(!EntityTag.ifNoneMatch("\"abd\"", matches: "\"abc\""))
+        #expect(!EntityTag.ifNoneMatch(nil, matches: "\"abc\""))
+    }
+
+    @Test func headersAreLookedUpWithoutCase() {
+        var headers = HTTPHeaders([("Content-Type", "a"), ("X-A", "1"), ("x-a", "2")])
+        #expect(headers["content-type"] == "a")
+        #expect(headers.values("X-a") == ["1", "2"])
+        headers.set("X-A", "3")
+        #expect(headers.values("x-a") == ["3"])
+    }
+}
+
+@Suite struct FeedQueryTests {
+    @Test func limitDefaultsIsCappedAndMustBePositive() throws {
+        #expect(try FeedQuery.parse(rawQuery: "").get() == FeedQuery(limit: 20))
+        #expect(try FeedQuery.parse(rawQuery: "limit=5&current=42").get() == FeedQuery(limit: 5, current: 42))
+        #expect(try FeedQuery.parse(rawQuery: "limit=500").get().limit == 100)
+        for bad in ["limit=0", "limit=-1", "limit=abc", "limit=", "current=0", "current=x"] {
+            guard case .failure(let error) = FeedQuery.parse(rawQuery: bad) else {
+                Issue.record("accepted \(bad)")
+                continue
+            }
+            #expect(error.status == 400)
+        }
+    }
+
+    @Test func queryStringsDecodePercentAndPlus() {
+        #expect(QueryString.parse("a=1+2&b=%41%zz&c") .map { "\($0.0)=\($0.1)" } == ["a=1 2", "b=A%zz", "c="])
+    }
+}
+
+@Suite struct ExpiryGridTests {
+    @Test func everyMomentOfAWindowSharesOneSigningTime() {
+        let grid = ExpiryGrid(lifetime: 3600, window: 1800)
+        #expect(grid.signingTime(at: 1800) == 1800)
+        #expect(grid.signingTime(at: 3599) == 1800)
+        #expect(grid.signingTime(at: 3600) == 3600)
+        #expect(grid.expiry(at: 3599) == 5400)
+    }
+
+    @Test func aMintedURLAlwaysHasAtLeastLifetimeMinusWindowLeft() {
+        let grid = ExpiryGrid(lifetime: 3600, window: 1800)
+        for now in stride(from: Int64(1_700_000_000), to: 1_700_010_000, by: 37) {
+            #expect(grid.expiry(at: now) - now > 1800)
+            #expect(grid.expiry(at: now) - now <= 3600)
+        }
+    }
+}

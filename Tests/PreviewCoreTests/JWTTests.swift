@@ -1,0 +1,242 @@
+import PreviewCrypto
+import Testing
+
+@testable import PreviewCore
+
+/// HS256 bearer tokens. Reference MACs were computed outside Swift with
+/// `printf '%s' "$header.$payload" | openssl dgst -sha256 -hmac KEY -binary | base64url`.
+@Suite struct JWTTests {
+    let crypto = OpenSSLCrypto()
+    let defaultKey = Array("default-secret".utf8)
+    let rotatedKey = Array("k-2024-01-secret".utf8)
+    let now: Int64 = 1_700_000_100
+
+    var verifier: JWTVerifier {
+        JWTVerifier(keys: JWTKeySet(defaultKey: defaultKey, keys: ["2024-01": rotatedKey]), crypto: crypto)
+    }
+
+    var claims: TokenClaims {
+        TokenClaims(
+            subject: "user-7", role: .streamer, streamIds: [42, 9_007_199_254_740_993], issuedAt: 1_700_000_000,
+            expiresAt: 1_700_003_600)
+    }
+
+    /// A token with exactly these header and payload bytes, MACed with `key`.
+    func token(header: String = #"{"alg":"HS256","typ":"JWT"}"#, payload: String, key: [UInt8]? = nil) -> String {
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+        return input + "." + Base64URL.encode(crypto.hmacSHA256(key: key ?? defaultKey, message: Array(input.utf8)))
+    }
+
+    func failure(_ result: Result<TokenClaims, TokenError>) -> TokenError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    // MARK: references
+
+    @Test func signingGivesTheBytesComputedWithOpenSSL() throws {
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: rotatedKey, kid: "2024-01")
+        #expect(
+            signed == "eyJhbGciOiJIUzI1NiIsImtpZCI6IjIwMjQtMDEiLCJ0eXAiOiJKV1QifQ"
+                + ".eyJleHAiOjE3MDAwMDM2MDAsImlhdCI6MTcwMDAwMDAwMCwicm9sZSI6InN0cmVhbWVyIiwic3RyZWFtX2lkcyI6WyI0MiIsIjkwMDcxOTkyNTQ3NDA5OTMiXSwic3ViIjoidXNlci03In0"
+                + "._bSqXvcU2hnAJaZPjKMHJiu_qQb0i1ibdS7AW1jdvv0")
+        #expect(try verifier.verify(signed, now: now).get() == claims)
+    }
+
+    @Test func aHandBuiltTokenWithNumericAndStringStreamIDsVerifies() throws {
+        let reference =
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+            + ".eyJzdWIiOiJ1MSIsInJvbGUiOiJ2aWV3ZXIiLCJzdHJlYW1faWRzIjpbNDIsIjQzIl0sImlhdCI6MTcwMDAwMDAwMCwiZXhwIjoxNzAwMDAzNjAwfQ"
+            + ".xYpT3Zsnzrwjz9EpnHLibvkp9a5JFA6lEBek3zPOPxk"
+        #expect(
+            try verifier.verify(reference, now: now).get()
+                == TokenClaims(
+                    subject: "u1", role: .viewer, streamIds: [42, 43], issuedAt: 1_700_000_000, expiresAt: 1_700_003_600
+                ))
+    }
+
+    @Test func theJWTIOExampleTokenPassesTheMACAndThenLacksOurClaims() {
+        let example =
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+            + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+            + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+        let jwtIO = JWTVerifier(keys: JWTKeySet(defaultKey: Array("your-256-bit-secret".utf8)), crypto: crypto)
+        #expect(failure(jwtIO.verify(example, now: 1_516_239_022)) == .missingClaim("role"))
+        #expect(failure(verifier.verify(example, now: 1_516_239_022)) == .badSignature)
+    }
+
+    // MARK: round trips and keys
+
+    @Test(arguments: Role.allCases)
+    func everyRoleRoundTrips(role: Role) throws {
+        var claims = claims
+        claims.role = role
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(try verifier.verify(signed, now: now).get() == claims)
+    }
+
+    @Test func anEmptyStreamListRoundTrips() throws {
+        var claims = claims
+        claims.streamIds = []
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(try verifier.verify(signed, now: now).get().streamIds == [])
+    }
+
+    @Test func theKidSelectsTheKey() {
+        let signer = JWTSigner(crypto: crypto)
+        #expect(failure(verifier.verify(signer.sign(claims, key: rotatedKey, kid: "2024-01"), now: now)) == nil)
+        #expect(failure(verifier.verify(signer.sign(claims, key: rotatedKey), now: now)) == .badSignature)
+        #expect(
+            failure(verifier.verify(signer.sign(claims, key: defaultKey, kid: "2024-01"), now: now)) == .badSignature)
+        #expect(
+            failure(verifier.verify(signer.sign(claims, key: rotatedKey, kid: "2023-12"), now: now))
+                == .unknownKeyID("2023-12"))
+    }
+
+    @Test func aWrongKeyFailsTheSignature() {
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: Array("other".utf8))
+        #expect(failure(verifier.verify(signed, now: now)) == .badSignature)
+    }
+
+    // MARK: algorithms and tampering
+
+    @Test func algNoneIsRejectedEvenWithAnEmptySignature() {
+        let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        let payload = JWTSigner(crypto: crypto).sign(claims, key: defaultKey).split(separator: ".")[1]
+        #expect(failure(verifier.verify("\(header).\(payload).", now: now)) == .unsupportedAlgorithm("none"))
+    }
+
+    @Test func otherAlgorithmsAreUnsupportedForNow() {
+        let signed = token(header: #"{"alg":"RS256","typ":"JWT"}"#, payload: "{}")
+        #expect(failure(verifier.verify(signed, now: now)) == .unsupportedAlgorithm("RS256"))
+        #expect(failure(verifier.verify(token(header: #"{"typ":"JWT"}"#, payload: "{}"), now: now)) == .malformed)
+        #expect(
+            failure(verifier.verify(token(header: #"{"alg":"HS256","typ":"JWS"}"#, payload: "{}"), now: now))
+                == .malformed)
+    }
+
+    @Test func aTamperedPayloadFailsTheSignature() {
+        let parts = JWTSigner(crypto: crypto).sign(claims, key: defaultKey).split(separator: ".")
+        var payload = claims
+        payload.role = .admin
+        let forged = JWTSigner(crypto: crypto).sign(payload, key: Array("attacker".utf8)).split(separator: ".")[1]
+        #expect(failure(verifier.verify("\(parts[0]).\(forged).\(parts[2])", now: now)) == .badSignature)
+    }
+
+    @Test(arguments: [
+        "", "a.b", "a.b.c.d", "..", "eyJhbGciOiJIUzI1NiJ9..sig", "not base64!.x.y",
+    ])
+    func tokensWithoutThreeBase64URLPartsAreMalformed(text: String) {
+        #expect(failure(verifier.verify(text, now: now)) == .malformed)
+    }
+
+    @Test func paddingOrStandardBase64CharactersAreMalformed() {
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        let parts = signed.split(separator: ".").map(String.init)
+        let mangled = [
+            signed + "=",
+            parts[0] + "=." + parts[1] + "." + parts[2],
+            signed.replacingFirst("_", with: "/"),
+            signed.replacingFirst("-", with: "+"),
+            " " + signed,
+        ]
+        for text in mangled where text != signed {
+            #expect(failure(verifier.verify(text, now: now)) == .malformed, "\(text)")
+        }
+        #expect(failure(verifier.verify(String(repeating: "a", count: 9000), now: now)) == .malformed)
+    }
+
+    @Test func aPayloadThatIsNotAJSONObjectIsMalformedAfterTheMAC() {
+        #expect(failure(verifier.verify(token(payload: "[1]"), now: now)) == .malformed)
+        #expect(failure(verifier.verify(token(payload: "{"), now: now)) == .malformed)
+    }
+
+    // MARK: claims
+
+    @Test(arguments: ["sub", "role", "stream_ids", "iat", "exp"])
+    func eachMissingClaimIsNamed(name: String) {
+        let fields = [
+            "sub": #""u1""#, "role": #""viewer""#, "stream_ids": "[1]", "iat": "1700000000", "exp": "1700003600",
+        ]
+        let payload =
+            "{" + fields.filter { $0.key != name }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .missingClaim(name))
+        let withNull = payload.dropLast() + ",\"\(name)\":null}"
+        #expect(failure(verifier.verify(token(payload: String(withNull)), now: now)) == .missingClaim(name))
+    }
+
+    @Test func anUnknownRoleIsInvalid() {
+        let payload = #"{"sub":"u","role":"superuser","stream_ids":[],"iat":1700000000,"exp":1700003600}"#
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .invalidRole)
+    }
+
+    @Test(arguments: [
+        #"["abc"]"#, #"["-5"]"#, "[-5]", "[0]", "[1.5]", #"["1e3"]"#, "[9223372036854775808]", "1", "[null]",
+    ])
+    func invalidStreamIDsAreMalformed(streamIds: String) {
+        let payload = #"{"sub":"u","role":"viewer","stream_ids":"# + streamIds + #","iat":1700000000,"exp":1700003600}"#
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .malformed)
+    }
+
+    @Test func claimsOfTheWrongTypeAreMalformed() {
+        let payload = #"{"sub":7,"role":"viewer","stream_ids":[],"iat":1700000000,"exp":1700003600}"#
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .malformed)
+        let stringTime = #"{"sub":"u","role":"viewer","stream_ids":[],"iat":"1700000000","exp":1700003600}"#
+        #expect(failure(verifier.verify(token(payload: stringTime), now: now)) == .malformed)
+    }
+
+    // MARK: time
+
+    @Test func theTokenExpiresExactlyAtExpPlusLeeway() {
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(failure(verifier.verify(signed, now: 1_700_003_629)) == nil)
+        #expect(failure(verifier.verify(signed, now: 1_700_003_630)) == .expired)
+        #expect(failure(verifier.verify(signed, now: 1_700_003_599, leeway: 0)) == nil)
+        #expect(failure(verifier.verify(signed, now: 1_700_003_600, leeway: 0)) == .expired)
+    }
+
+    @Test func anIssueTimeBeyondTheLeewayInTheFutureIsNotYetValid() {
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(failure(verifier.verify(signed, now: 1_699_999_970)) == nil)
+        #expect(failure(verifier.verify(signed, now: 1_699_999_969)) == .notYetValid)
+    }
+
+    @Test func extremeTimesDoNotTrap() {
+        var claims = claims
+        claims.expiresAt = Int64.max
+        claims.issuedAt = Int64.min
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(failure(verifier.verify(signed, now: Int64.max, leeway: Int64.max)) == .expired)
+        #expect(failure(verifier.verify(signed, now: 0, leeway: Int64.max)) == nil)
+    }
+}
+
+@Suite struct JWTBase64URLTests {
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+        ("foobar", "Zm9vYmFy"),
+    ])
+    func theRFC4648VectorsEncodeWithoutPaddingAndDecodeBack(plain: String, encoded: String) {
+        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+        #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test func theURLSafeAlphabetIsUsed() {
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
+        #expect(Base64URL.decode("-_-_") == [0xFB, 0xFF, 0xBF])
+    }
+
+    @Test(arguments: ["Zg==", "Zg=", "Z", "Zm9vY", "Zh", "Zm9=", "Zm+v", "Zm/v", "Zm9v\n", " Zm9v", "Zm9vä"])
+    func nonCanonicalOrForeignInputIsRefused(text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: Character, with replacement: Character) -> String {
+        guard let index = firstIndex(of: target) else { return self }
+        var copy = self
+        copy.replaceSubrange(index...index, with: String(replacement))
+        return copy
+    }
+}

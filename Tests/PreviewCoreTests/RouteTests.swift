@@ -1,0 +1,41 @@
+import PreviewCore
+import Testing
+
+@Suite struct RouteTests {
+    @Test(arguments: [
+        ("GET", "/healthz", Route.health),
+        ("GET", "/readyz", .ready),
+        ("POST", "/api/preview/post", .postPreview),
+        ("POST", "/api/preview/commit", .commitPreview),
+        ("DELETE", "/api/preview/42", .deletePreview(streamId: 42)),
+        ("GET", "/api/feed", .feed),
+        ("POST", "/api/streams/7/like", .like(streamId: 7)),
+        ("DELETE", "/api/streams/7/like", .unlike(streamId: 7)),
+        ("POST", "/api/streams/9223372036854775807/seen", .markSeen(streamId: Int64.max)),
+        ("PUT", "/objects/previews/1/a/movie.mp4", .object(method: .put, encodedKey: "previews/1/a/movie.mp4")),
+        ("HEAD", "/objects/a%20b", .object(method: .head, encodedKey: "a%20b")),
+    ])
+    func knownRoutesParse(method: String, path: String, route: Route) {
+        #expect(Route.parse(method: method, path: path) == .success(route))
+    }
+
+    @Test func unknownPathsAreNotFound() {
+        for path in ["/", "/api", "/api/feed/x", "/api/streams/1", "healthz", "/api//feed", "/api/preview/1/x"] {
+            #expect(Route.parse(method: "GET", path: path) == .failure(.notFound), "\(path)")
+        }
+    }
+
+    @Test func knownPathsWithAnotherMethodAreNotAllowed() {
+        #expect(Route.parse(method: "GET", path: "/api/preview/post") == .failure(.methodNotAllowed(allowed: ["POST"])))
+        #expect(Route.parse(method: "PUT", path: "/api/streams/1/like") == .failure(.methodNotAllowed(allowed: ["POST", "DELETE"])))
+        #expect(Route.parse(method: "DELETE", path: "/objects/x") == .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT"])))
+        #expect(RouteError.methodNotAllowed(allowed: ["POST"]).apiError.status == 405)
+    }
+
+    @Test func streamIDsMustBePositiveInt64s() {
+        for bad in ["0", "-1", "abc", "1.5", "+1", "9223372036854775808", "", "01x"] {
+            #expect(Route.parse(method: "POST", path: "/api/streams/\(bad)/like") == .failure(.badStreamID(bad)), "\(bad)")
+        }
+        #expect(RouteError.badStreamID("x").apiError.code == .invalidArgument)
+    }
+}
