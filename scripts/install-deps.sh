@@ -5,8 +5,9 @@
 # README's commands run as root on a fresh Debian 12 machine).
 set -euo pipefail
 
-run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev redis-server util-linux)
-# Tests also need: protoc (golden bytes), the openssl CLI (crypto oracles).
+run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev redis-server util-linux curl jq)
+# curl and jq run the README walk-through. Tests also need protoc (golden bytes)
+# and the openssl CLI (crypto oracles).
 test_packages=("${run_packages[@]}" protobuf-compiler openssl)
 
 case "${1:-run}" in
