@@ -1,3 +1,4 @@
+import Foundation
 import PreviewCore
 import PreviewTestSupport
 import Testing
@@ -77,6 +78,28 @@ struct CommitAndCacheTests {
         try #require(retried.status == 200, "\(retried.text)")
         #expect(try retried.json(FeedItem.self).previewVersion == 1)
         #expect(try api.feedItems().map(\.streamId) == [42])
+    }
+
+    @Test("A preview leaves the feed when --preview-ttl has passed, and likes or re-commits of it are refused")
+    func previewExpires() throws {
+        let service = try ServiceProcess(arguments: ["--preview-ttl", "1"])
+        let api = try APIClient(service)
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let movie = TestMedia.mp4()
+        let thumbnail = TestMedia.jpeg()
+        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: thumbnail, token: token)
+        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
+        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        let committed = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        try #require(committed.status == 200, "\(committed.text)")
+        let item = try committed.json(FeedItem.self)
+        #expect(item.expiresAt == item.updatedAt + 1)
+        while unixNow() <= item.expiresAt { usleep(100_000) }
+        #expect(try api.feedItems().isEmpty)
+        expectError(try api.send("POST", "/api/streams/42/like", token: token), status: 404, code: "stream_not_live")
+        let again = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        #expect(again.status == 409, "an expired preview is not brought back by re-committing: \(again.text)")
+        #expect(try api.feedItems().isEmpty)
     }
 
     @Test("A second upload replaces the first as version 2 while the old clip URL keeps working")

@@ -22,6 +22,7 @@ struct HappyPathTests {
             token: token)
         try #require(posted.status == 200, "\(posted.text)")
         #expect(posted.headers["Content-Type"] == "application/json")
+        #expect(posted.headers["X-Request-Id"].map { $0.count == 16 && $0.allSatisfy(\.isHexDigit) } == true)
         let issued = try posted.json(StreamPreviewPostResponse.self)
         #expect(issued.movieBodyUrl.hasPrefix(service.baseURL + "/objects/"))
         #expect(issued.movieThumbnailBodyUrl.hasPrefix(service.baseURL + "/objects/"))

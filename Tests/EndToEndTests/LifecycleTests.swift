@@ -18,6 +18,10 @@ struct LifecycleTests {
         #expect(health.status == 200)
         #expect(health.text.contains("ok"))
         #expect(try api.send("GET", "/readyz").status == 200)
+        // Data to stdout (only the ready line), logs to stderr.
+        let stdout = try String(contentsOfFile: service.stdoutPath, encoding: .utf8)
+        #expect(stdout == "listening on \(service.baseURL)\n")
+        #expect(try String(contentsOfFile: service.stderrPath, encoding: .utf8).contains("ready"))
     }
 
     @Test("Every subcommand answers --help with exit 0 and names its options")

@@ -9,21 +9,16 @@ import Synchronization
 /// An object appears only when completely written: bytes go to a temporary file that is
 /// renamed into place.
 final class LocalObjectStore: ObjectStorage {
-    static let region = "local"
-    static let service = "s3"
-    static let accessKeyId = "streampreview-local"
-    /// Signed query parameter carrying the most bytes a PUT may send (our extension; S3 URLs
-    /// sign an exact Content-Length instead).
-    static let maxBytesParameter = "x-sp-max-bytes"
+    static let maxBytesParameter = LocalStoreSigner.maxBytesParameter
 
     let root: String
     let publicBaseURL: String?
     let grid: ExpiryGrid
     private let secret: String
-    private let signer: SigV4Signer
+    private let crypto: any CryptoPrimitives
     let verifier: SigV4Verifier
-    /// Scheme and authority of the URLs we sign; known only once the server has its port.
-    private let location = Mutex<(scheme: String, host: String)>(("http", "127.0.0.1"))
+    /// The signer for the server's base URL, known only once the server has its port.
+    private let signer: Mutex<LocalStoreSigner>
     private let signedURLs: SignedURLCache
 
     init(root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives) throws {
@@ -31,9 +26,9 @@ final class LocalObjectStore: ObjectStorage {
         self.publicBaseURL = publicBaseURL
         self.grid = grid
         self.secret = secret
-        signer = SigV4Signer(
-            credentials: SigV4Credentials(accessKeyId: Self.accessKeyId, secretAccessKey: secret), crypto: crypto)
-        verifier = SigV4Verifier(region: Self.region, service: Self.service, crypto: crypto)
+        self.crypto = crypto
+        signer = Mutex(LocalStoreSigner(scheme: "http", host: "127.0.0.1", secret: secret, crypto: crypto))
+        verifier = SigV4Verifier(region: LocalStoreSigner.region, service: LocalStoreSigner.service, crypto: crypto)
         signedURLs = SignedURLCache()
         for folder in ["data", "meta", "tmp"] {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
@@ -48,7 +43,8 @@ final class LocalObjectStore: ObjectStorage {
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else { throw AppError("the public URL '\(baseURL)' is not a valid http(s) URL", exitCode: .usage) }
         let authority = (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
-        location.withLock { $0 = (scheme, authority) }
+        let updated = LocalStoreSigner(scheme: scheme, host: authority, secret: secret, crypto: crypto)
+        signer.withLock { $0 = updated }
     }
 
     func uploadTarget(key: String, spec: UploadSpec.ObjectSpec, now: Int64, expiresIn: Int64) throws -> UploadTarget {
@@ -75,15 +71,13 @@ final class LocalObjectStore: ObjectStorage {
         method: String, key: String, headers: [(name: String, value: String)], query: [(name: String, value: String)],
         signingTime: Int64, expiresIn: Int64
     ) throws -> String {
-        let (scheme, host) = location.withLock { $0 }
-        let request = SigV4PresignRequest(
-            method: method, scheme: scheme, host: host, path: Route.objectsPrefix + key, signedHeaders: headers,
-            extraQuery: query, region: Self.region, service: Self.service, signingTime: signingTime,
-            expiresSeconds: Int(expiresIn))
-        return try signer.presign(request)
+        let request = ObjectSignRequest(
+            method: method, bucket: "", key: key, expiresSeconds: Int(expiresIn), signingTime: signingTime,
+            headers: headers, query: query)
+        return try signer.withLock { $0 }.presign(request)
     }
 
-    func secret(forAccessKey id: String) -> String? { id == Self.accessKeyId ? secret : nil }
+    func secret(forAccessKey id: String) -> String? { id == LocalStoreSigner.accessKeyId ? secret : nil }
 
     // MARK: Files
 
