@@ -41,7 +41,8 @@ public final class ServiceProcess: Sendable {
 
     /// Starts `streampreview serve --port 0 --data-dir <dir> <arguments>`. With no `dataDirectory` a fresh one is
     /// made under /tmp (short, so the redis socket path fits) and deleted on deinit; a given one is left in place.
-    public init(arguments: [String] = [], dataDirectory: String? = nil) throws {
+    /// `environment` is added to (and overrides) this process's environment for the server (e.g. storage credentials).
+    public init(arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:]) throws {
         let binary = try Self.binaryPath()
         let logDirectory = try Self.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
@@ -59,7 +60,8 @@ public final class ServiceProcess: Sendable {
         if FileManager.default.isExecutableFile(atPath: setpriv) {
             argv = [setpriv, "--pdeathsig", "KILL", "--"] + argv
         }
-        child = try SpawnedChild.spawn(arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        child = try SpawnedChild.spawn(
+            arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
         pid = child.pid
         do {
             baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
@@ -248,9 +250,14 @@ final class SpawnedChild: Sendable {
     var pid: pid_t { state.withLock { $0.pid } }
     var exitStatus: Int32? { state.withLock { $0.exitStatus } }
 
-    static func spawn(arguments: [String], stdoutPath: String, stderrPath: String) throws -> SpawnedChild {
+    static func spawn(
+        arguments: [String], stdoutPath: String, stderrPath: String, environment: [String: String] = [:]
+    ) throws -> SpawnedChild {
         let child = SpawnedChild()
-        let thread = Thread { child.spawnAndWait(arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath) }
+        let thread = Thread {
+            child.spawnAndWait(
+                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
+        }
         thread.name = "e2e-child"
         thread.start()
         guard child.spawned.wait(timeout: .now() + 10) == .success else {
@@ -276,10 +283,11 @@ final class SpawnedChild: Sendable {
         return true
     }
 
-    private func spawnAndWait(arguments: [String], stdoutPath: String, stderrPath: String) {
+    private func spawnAndWait(arguments: [String], stdoutPath: String, stderrPath: String, environment: [String: String]) {
         let pid: pid_t
         do {
-            pid = try Self.posixSpawn(arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+            pid = try Self.posixSpawn(
+                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
         } catch {
             state.withLock { $0.spawnError = "\(error)" }
             spawned.signal()
@@ -301,7 +309,9 @@ final class SpawnedChild: Sendable {
 
     /// posix_spawn with an empty signal mask, every signal at its default action, its own process group, stdin from
     /// /dev/null, stdout and stderr to files, and only fds 0-2 inherited.
-    private static func posixSpawn(arguments: [String], stdoutPath: String, stderrPath: String) throws -> pid_t {
+    private static func posixSpawn(
+        arguments: [String], stdoutPath: String, stderrPath: String, environment extra: [String: String]
+    ) throws -> pid_t {
         func check(_ result: Int32, _ what: String) throws {
             guard result == 0 else {
                 throw ServiceProcessError("\(what) failed for \(arguments[0]): \(String(cString: strerror(result)))")
@@ -330,7 +340,8 @@ final class SpawnedChild: Sendable {
         let spawnFlags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
         try check(posix_spawnattr_setflags(&attributes, Int16(spawnFlags)), "posix_spawnattr_setflags")
 
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { _, added in added }
+            .map { "\($0.key)=\($0.value)" }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {

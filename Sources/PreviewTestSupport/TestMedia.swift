@@ -1,14 +1,40 @@
 /// Tiny payloads whose leading bytes look like the media types the service accepts (what commit sniffs:
 /// MP4 `ftyp` box at offset 4, JPEG SOI, the PNG signature, RIFF....WEBP), plus junk that looks like none.
 public enum TestMedia {
-    /// An MP4: a 24-byte `ftyp` box (brand isom, minor 0x200, compatible isom iso2 mp41... cut to two), then an
-    /// `mdat` box of `size` total bytes with a recognisable, position-dependent pattern (for range checks).
-    public static func mp4(size: Int = 4096, seed: UInt8 = 0) -> [UInt8] {
-        var bytes: [UInt8] = [0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isommp41".utf8)
-        let mdatSize = max(8, size - bytes.count)
-        bytes += bigEndian32(UInt32(mdatSize)) + Array("mdat".utf8)
-        bytes += pattern(count: mdatSize - 8, seed: seed)
-        return bytes
+    /// A fast-start MP4 of about `size` bytes: `ftyp` (isom), then `moov` with `mvhd` (duration `durationMs`,
+    /// timescale 1000) and one video `trak` (`tkhd` of `width` x `height`, `mdia/hdlr` type `vide`), then an `mdat`
+    /// with a position-dependent pattern (for range checks). What commit's box inspection needs, and no more.
+    public static func mp4(
+        size: Int = 4096, seed: UInt8 = 0, durationMs: UInt32 = 10_000, width: UInt16 = 640, height: UInt16 = 360
+    ) -> [UInt8] {
+        let ftyp = box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isommp41".utf8))
+        // mvhd v0 (ISO/IEC 14496-12 §8.2.2): flags, creation, modification, timescale, duration, rate, volume,
+        // reserved, matrix, pre_defined, next_track_ID.
+        var mvhd = [UInt8](repeating: 0, count: 100)
+        put32(&mvhd, at: 12, 1000)
+        put32(&mvhd, at: 16, durationMs)
+        put32(&mvhd, at: 20, 0x0001_0000)
+        put32(&mvhd, at: 96, 2)
+        // tkhd v0 (§8.3.2): width and height as 16.16 fixed point at payload offsets 76 and 80.
+        var tkhd = [UInt8](repeating: 0, count: 84)
+        put32(&tkhd, at: 0, 3)  // flags: enabled, in movie
+        put32(&tkhd, at: 12, 1)  // track_ID
+        put32(&tkhd, at: 20, durationMs)
+        put32(&tkhd, at: 76, UInt32(width) << 16)
+        put32(&tkhd, at: 80, UInt32(height) << 16)
+        // hdlr (§8.4.3): flags, pre_defined, handler_type, reserved, empty name.
+        let hdlr = [UInt8](repeating: 0, count: 8) + Array("vide".utf8) + [UInt8](repeating: 0, count: 13)
+        let trak = box("trak", box("tkhd", tkhd) + box("mdia", box("hdlr", hdlr)))
+        let moov = box("moov", box("mvhd", mvhd) + trak)
+        let head = ftyp + moov
+        let mdatPayload = max(0, size - head.count - 8)
+        return head + box("mdat", pattern(count: mdatPayload, seed: seed))
+    }
+
+    /// An MP4 whose leading bytes are right (`ftyp`) but which has no `moov`: a cut-off recording.
+    public static func mp4WithoutMovieBox(size: Int = 2048) -> [UInt8] {
+        let ftyp = box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isommp41".utf8))
+        return ftyp + box("mdat", pattern(count: max(0, size - ftyp.count - 8), seed: 1))
     }
 
     /// A JPEG: SOI, an APP0/JFIF segment, then filler and EOI.
@@ -40,6 +66,14 @@ public enum TestMedia {
 
     private static func pattern(count: Int, seed: UInt8) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7 &+ ($0 >> 8)) }
+    }
+
+    private static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        bigEndian32(UInt32(8 + payload.count)) + Array(type.utf8) + payload
+    }
+
+    private static func put32(_ bytes: inout [UInt8], at offset: Int, _ value: UInt32) {
+        bytes.replaceSubrange(offset..<offset + 4, with: bigEndian32(value))
     }
 
     private static func bigEndian32(_ value: UInt32) -> [UInt8] {

@@ -45,6 +45,8 @@ struct HappyPathTests {
         #expect(item.likes == 0 && !item.seen && !item.liked)
         #expect(abs(item.updatedAt - unixNow()) <= 5)
         #expect(item.expiresAt == item.updatedAt + 600)
+        // What commit read from the clip's boxes (TestMedia.mp4: 10 s, 640x360, moov before mdat).
+        #expect(item.durationMs == 10_000 && item.width == 640 && item.height == 360 && item.fastStart)
         // proto3 JSON: int64 as strings, defaults always written.
         for fragment in [#""streamId":"42""#, #""previewVersion":"1""#, #""likes":"0""#, #""seen":false"#, #""liked":false"#] {
             #expect(committed.text.contains(fragment), "\(committed.text)")

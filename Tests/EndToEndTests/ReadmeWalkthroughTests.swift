@@ -14,8 +14,10 @@ import Testing
         defer { _ = service.stop() }
         let work = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-readme")
         defer { try? FileManager.default.removeItem(atPath: work) }
-        // `token` without --data-dir reads ./.streampreview, as in the README.
+        // `token` without --data-dir reads ./.streampreview, as in the README; the sample
+        // media sit where they do in the repository.
         try FileManager.default.createSymbolicLink(atPath: work + "/.streampreview", withDestinationPath: service.dataDirectory)
+        try FileManager.default.createSymbolicLink(atPath: work + "/Tests", withDestinationPath: Self.repositoryRoot + "/Tests")
         let script = "set -euo pipefail\n"
             + block.replacingOccurrences(of: "S=http://127.0.0.1:8080\n", with: "S=\(service.baseURL)\n")
             .replacingOccurrences(of: "SP=.build/release/streampreview\n", with: "SP=\(try ServiceProcess.binaryPath())\n")

@@ -97,6 +97,15 @@ struct ValidationErrorTests {
             try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
 
+        // Right leading bytes, but no movie box: a cut-off recording.
+        let cutOff = TestMedia.mp4WithoutMovieBox()
+        let truncated = try api.issue(streamId: 42, movie: cutOff, thumbnail: thumbnail, token: token)
+        #expect(try api.put(truncated.movieBodyUrl, headers: truncated.movieHeaders, body: cutOff).status == 200)
+        #expect(try api.put(truncated.movieThumbnailBodyUrl, headers: truncated.thumbnailHeaders, body: thumbnail).status == 200)
+        expectError(
+            try api.commit(streamId: 42, uploadId: truncated.uploadId, token: token), status: 422,
+            code: "object_content_mismatch", target: "movie")
+
         // A JPEG thumbnail that is really a PNG.
         let movie = TestMedia.mp4()
         let png = TestMedia.png()

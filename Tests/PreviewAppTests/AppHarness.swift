@@ -20,7 +20,7 @@ final class AppHarness {
     let sweeper: Sweeper
     let secret = "test-token-secret"
 
-    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil) throws {
+    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
         let crypto = OpenSSLCrypto()
@@ -31,7 +31,7 @@ final class AppHarness {
         let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"))
         let clock = self.clock
         context = AppContext(
-            store: store, storage: local, localStore: local, policy: policy,
+            store: store, storage: local, localStore: local, policy: policy, fastStart: fastStart,
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
             liveCache: LiveListCache(store: store, maxAgeMilliseconds: 1000), crypto: crypto,
@@ -128,8 +128,8 @@ final class AppHarness {
 }
 
 enum TestClips {
-    static let mp4: [UInt8] = [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8)
-        + [0, 0, 0, 16] + Array("mdat".utf8) + Array(repeating: 7, count: 8)
+    /// A fast-start MP4 (ftyp, moov with a 2 s 320x240 video track, mdat): commit reads its boxes.
+    static let mp4: [UInt8] = MP4Clip.make()
     static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10] + Array("JFIF".utf8) + Array(repeating: 1, count: 20)
 }
 

@@ -15,9 +15,10 @@ enum WireSamples {
     static let commitRequest = StreamPreviewCommitRequest(streamId: -42, uploadId: "")
     static let feedItem = FeedItem(
         streamId: 7, movieUrl: "https://cdn.example.com/m/7.mp4", thumbnailUrl: "", likes: Int64.max, liked: true,
-        seen: false, previewVersion: 3, updatedAt: -1, expiresAt: Int64.min)
+        seen: false, previewVersion: 3, updatedAt: -1, expiresAt: Int64.min, durationMs: 2_000, width: Int32.min,
+        height: Int32.max, fastStart: true)
     static let feedResponse = FeedResponse(items: [
-        feedItem, FeedItem(), FeedItem(streamId: 1, movieUrl: "🎥", likes: 1, seen: true),
+        feedItem, FeedItem(), FeedItem(streamId: 1, movieUrl: "🎥", likes: 1, seen: true, width: 320, height: -1),
     ])
     static let likeResponse = LikeResponse(likes: 0, liked: true)
     static let errorResponse = ErrorResponse(

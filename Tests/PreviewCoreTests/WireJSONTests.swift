@@ -8,8 +8,8 @@ struct WireJSONTests {
 
     @Test func defaultValuesAreAllWrittenWithInt64AsStringsAndKeysSorted() {
         #expect(Self.text(FeedItem().jsonBytes()) == """
-            {"expiresAt":"0","liked":false,"likes":"0","movieUrl":"","previewVersion":"0",\
-            "seen":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0"}
+            {"durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0","movieUrl":"",\
+            "previewVersion":"0","seen":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
             """)
         #expect(Self.text(StreamPreviewPostResponse().jsonBytes()) == """
             {"expiresAt":"0","movieBodyUrl":"","movieHeaders":{},"movieThumbnailBodyUrl":"",\
@@ -63,6 +63,26 @@ struct WireJSONTests {
         } throws: { error in
             guard case .invalidField(let name, _) = error as? WireError else { return false }
             return name == "streamId"
+        }
+    }
+
+    @Test func clipFieldsAreAnInt64StringAndInt32NumbersInJSON() throws {
+        let item = FeedItem(durationMs: 2500, width: 320, height: -240, fastStart: true)
+        let json = Self.text(item.jsonBytes())
+        #expect(json.contains(#""durationMs":"2500""#) && json.contains(#""width":320"#))
+        #expect(json.contains(#""height":-240"#) && json.contains(#""fastStart":true"#))
+        #expect(try FeedItem(json: item.jsonBytes()) == item)
+        let strings = #"{"durationMs":2500,"width":"320","height":2.4e2,"fastStart":null}"#
+        #expect(try FeedItem(json: Array(strings.utf8)) == FeedItem(durationMs: 2500, width: 320, height: 240))
+    }
+
+    @Test(arguments: ["2147483648", "-2147483649", #""2147483648""#, "1.5", #""x""#, "true", "[]"])
+    func anInt32OutOfRangeOrOfTheWrongTypeIsRejectedNamingTheField(json: String) {
+        #expect {
+            try FeedItem(json: Array(#"{"width":\#(json)}"#.utf8))
+        } throws: { error in
+            guard case .invalidField(let name, let message) = error as? WireError else { return false }
+            return name == "width" && message.contains("2^31")
         }
     }
 

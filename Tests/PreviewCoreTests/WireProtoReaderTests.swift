@@ -48,6 +48,16 @@ struct WireProtoReaderTests {
         #expect(try LikeResponse(protobuf: [0x10, 0x80, 0x00]).liked == false)
     }
 
+    @Test func anInt32KeepsTheLowThirtyTwoBitsOfAWiderVarint() throws {
+        // FeedItem.width (field 11) = 2^32 + 320: parsers truncate int32 varints to 32 bits.
+        var writer = ProtoWriter()
+        writer.writeTag(field: 11, wireType: .varint)
+        writer.writeVarint(1 << 32 | 320)
+        writer.writeInt32(field: 12, -7)
+        let item = try FeedItem(protobuf: writer.bytes)
+        #expect(item.width == 320 && item.height == -7)
+    }
+
     @Test func aTenByteVarintIsAcceptedAndAnElevenByteOneRejected() throws {
         let ten: [UInt8] = [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
         #expect(try LikeResponse(protobuf: ten).likes == -1)

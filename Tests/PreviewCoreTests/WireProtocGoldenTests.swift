@@ -76,6 +76,7 @@ struct WireProtocGoldenTests {
             """
             streamId: 7 movieUrl: "https://cdn.example.com/m/7.mp4" likes: 9223372036854775807
             liked: true seen: false previewVersion: 3 updatedAt: -1 expiresAt: -9223372036854775808
+            durationMs: 2000 width: -2147483648 height: 2147483647 fastStart: true
             """, WireSamples.feedItem)
     }
 
@@ -86,10 +87,18 @@ struct WireProtocGoldenTests {
             items {
               streamId: 7 movieUrl: "https://cdn.example.com/m/7.mp4" likes: 9223372036854775807
               liked: true previewVersion: 3 updatedAt: -1 expiresAt: -9223372036854775808
+              durationMs: 2000 width: -2147483648 height: 2147483647 fastStart: true
             }
             items {}
-            items { streamId: 1 movieUrl: "🎥" likes: 1 seen: true }
+            items { streamId: 1 movieUrl: "🎥" likes: 1 seen: true width: 320 height: -1 }
             """, WireSamples.feedResponse)
+    }
+
+    @Test func feedItemClipFieldsAloneMatchProtocAndANegativeInt32TakesTenBytes() throws {
+        let item = FeedItem(durationMs: 1, width: -1, height: 240, fastStart: true)
+        try expectGolden("FeedItem", "durationMs: 1 width: -1 height: 240 fastStart: true", item)
+        // Field 11, varint: -1 sign-extended to 64 bits, as protoc writes an int32.
+        #expect(item.protobufBytes() == [0x50, 0x01, 0x58] + [UInt8](repeating: 0xFF, count: 9) + [0x01, 0x60, 0xF0, 0x01, 0x68, 0x01])
     }
 
     @Test func likeResponsesWithEitherFieldDefaultMatchProtoc() throws {

@@ -5,6 +5,7 @@ public enum Command: Sendable, Equatable {
     case serve(ServeOptions)
     case token(TokenOptions)
     case upload(UploadOptions)
+    case presign(PresignOptions)
     /// Print this text on stdout and exit 0.
     case help(String)
 
@@ -18,7 +19,7 @@ public enum Command: Sendable, Equatable {
             case "serve":
                 let options = try OptionParser.parse(rest, environment: environment, specs: ServeOptions.specs)
                 if options.helpRequested { return .success(.help(ServeOptions.help)) }
-                return .success(.serve(try ServeOptions.parse(options)))
+                return .success(.serve(try ServeOptions.parse(options, environment: environment)))
             case "token":
                 let options = try OptionParser.parse(rest, environment: environment, specs: TokenOptions.specs)
                 if options.helpRequested { return .success(.help(TokenOptions.help)) }
@@ -28,6 +29,10 @@ public enum Command: Sendable, Equatable {
                     rest, environment: environment, specs: UploadOptions.specs, positionalAllowed: 2)
                 if options.helpRequested { return .success(.help(UploadOptions.help)) }
                 return .success(.upload(try UploadOptions.parse(options)))
+            case "presign":
+                let options = try OptionParser.parse(rest, environment: environment, specs: PresignOptions.specs)
+                if options.helpRequested { return .success(.help(PresignOptions.help)) }
+                return .success(.presign(try PresignOptions.parse(options, environment: environment)))
             case "help", "--help", "-h":
                 return .success(.help(Self.usage))
             default:
@@ -47,6 +52,7 @@ public enum Command: Sendable, Equatable {
           serve     run the HTTP API (with its own Redis and object store unless configured)
           token     print a bearer token signed with the server's secret
           upload    upload a clip and thumbnail to a running server and commit them
+          presign   print a presigned object URL (s3, gcs or local), like 'aws s3 presign'
 
         Run 'streampreview <command> --help' for the options of a command.
         """

@@ -33,11 +33,22 @@ enum ServeCommand {
         let tokenSecret = try options.tokenSecret ?? data.secret(named: "token-secret")
         let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + 2)
         let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
-        let localStore = try LocalObjectStore(
-            root: data.objectsDirectory, publicBaseURL: options.publicBaseURL,
-            secret: try data.secret(named: "storage-secret"), grid: options.urlGrid, crypto: crypto)
+        let storage: any ObjectStorage
+        let localStore: LocalObjectStore?
+        switch options.storage.backend {
+        case .local:
+            let local = try LocalObjectStore(
+                root: data.objectsDirectory, publicBaseURL: options.publicBaseURL,
+                secret: try data.secret(named: "storage-secret"), grid: options.urlGrid, crypto: crypto)
+            storage = local
+            localStore = local
+        case .s3, .gcs:
+            storage = try remoteStorage(options, crypto: crypto)
+            localStore = nil  // objects are in the bucket: /objects/... is not served
+        }
         let context = AppContext(
-            store: store, storage: localStore, localStore: localStore, policy: options.policy,
+            store: store, storage: storage, localStore: localStore, policy: options.policy,
+            fastStart: options.fastStart,
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(tokenSecret.utf8)), crypto: crypto)),
             liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
@@ -53,11 +64,11 @@ enum ServeCommand {
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
         defer { server.stop() }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
-        try localStore.setBaseURL(baseURL)
+        try localStore?.setBaseURL(baseURL)
 
         let sweeper = SweeperLoop(
             sweeper: Sweeper(
-                store: store, storage: localStore, urlLifetime: options.urlGrid.lifetime,
+                store: store, storage: storage, urlLifetime: options.urlGrid.lifetime,
                 recheckAfter: max(60, options.policy.previewTTL)),
             interval: options.sweepInterval)
         sweeper.start()
@@ -65,10 +76,30 @@ enum ServeCommand {
 
         print("listening on http://\(displayHost(options.host)):\(port)")
         fflush(nil)
-        Log.info("ready", ["port": String(port), "base_url": baseURL, "data_dir": data.path])
-        let signal = signals.wait(whileAlive: embeddedRedis)
-        Log.info("stopping", ["reason": signal])
-        return .ok
+        Log.info(
+            "ready",
+            [
+                "port": String(port), "base_url": baseURL, "data_dir": data.path,
+                "storage": options.storage.backend.rawValue, "bucket": options.storage.bucket ?? "",
+            ])
+        let reason = signals.wait(whileAlive: embeddedRedis)
+        Log.info("stopping", ["reason": reason.description])
+        // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
+        return reason == .redisExited ? .unavailable : .ok
+    }
+
+    /// The S3 or GCS bucket of `--storage s3|gcs`, signed by the backend's signer.
+    static func remoteStorage(_ options: ServeOptions, crypto: OpenSSLCrypto) throws -> RemoteObjectStorage {
+        guard let bucket = options.storage.bucket else {
+            throw AppError("--bucket is required with --storage \(options.storage.backend.rawValue)", exitCode: .usage)
+        }
+        let signer = try SignerFactory.make(options.storage, crypto: crypto)
+        var configuration = RemoteObjectClient.Configuration()
+        configuration.maxIdleClients = options.threads + 2
+        return RemoteObjectStorage(
+            backend: options.storage.backend,
+            client: RemoteObjectClient(signer: signer, bucket: bucket, configuration: configuration),
+            publicBaseURL: options.publicBaseURL, grid: options.urlGrid)
     }
 
     /// The host clients should use: a wildcard address is reached via loopback.

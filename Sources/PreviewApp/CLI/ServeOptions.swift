@@ -14,12 +14,16 @@ public struct ServeOptions: Sendable, Equatable {
     public var publicBaseURL: String?
     public var tokenSecret: String?
     public var policy = UploadPolicy()
+    /// What commit does with a clip whose `moov` box comes after its media data.
+    public var fastStart = FastStartPolicy.warn
     public var threads = 8
     public var sweepInterval: Int64 = 30
     public var keyPrefix = "sp"
     public var seenTTL: Int64 = 7 * 86400
     public var feedCacheMilliseconds: Int64 = 1000
     public var urlGrid = ExpiryGrid()
+    /// Where objects live: the embedded local store, or an S3/GCS bucket.
+    public var storage = StorageOptions()
 
     public init() {}
 
@@ -36,13 +40,15 @@ public struct ServeOptions: Sendable, Equatable {
         OptionSpec(flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL", help: "seconds a committed preview stays in the feed (default 600)"),
         OptionSpec(flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES", help: "clip size limit (default 10485760)"),
         OptionSpec(flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES", help: "thumbnail size limit (default 1048576)"),
+        OptionSpec(flag: "fast-start", environment: "STREAMPREVIEW_FAST_START", help: "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"),
         OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
         OptionSpec(flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL", help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
         OptionSpec(flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX", help: "prefix of every Redis key (default sp)"),
-    ]
+    ] + StorageOptions.specs
 
-    static func parse(_ options: ParsedOptions) throws(UsageError) -> ServeOptions {
+    static func parse(_ options: ParsedOptions, environment: [String: String] = [:]) throws(UsageError) -> ServeOptions {
         var serve = ServeOptions()
+        serve.storage = try StorageOptions.parse(options, environment: environment)
         if let host = options.string("host") { serve.host = host }
         serve.port = UInt16(try options.int64("port", default: Int64(serve.port), range: 0...65535))
         if let dir = options.string("data-dir") { serve.dataDirectory = dir }
@@ -56,6 +62,12 @@ public struct ServeOptions: Sendable, Equatable {
         serve.policy.maxMovieBytes = try options.int64("max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
         serve.policy.maxThumbnailBytes = try options.int64(
             "max-thumbnail-bytes", default: serve.policy.maxThumbnailBytes, range: 1...(1 << 40))
+        if let mode = options.string("fast-start") {
+            guard let policy = FastStartPolicy(rawValue: mode) else {
+                throw UsageError("--fast-start must be require or warn, not '\(mode)'")
+            }
+            serve.fastStart = policy
+        }
         serve.threads = Int(try options.int64("threads", default: 8, range: 1...256))
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
         if let prefix = options.string("key-prefix") {

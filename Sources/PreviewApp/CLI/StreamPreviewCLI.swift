@@ -18,6 +18,7 @@ public enum StreamPreviewCLI {
                 case .serve(let options): return try ServeCommand.run(options)
                 case .token(let options): return try TokenCommand.run(options)
                 case .upload(let options): return try UploadCommand.run(options)
+                case .presign(let options): return try PresignCommand.run(options)
                 }
             } catch let error as AppError {
                 FileHandle.standardError.write(Data("streampreview: \(error.description)\n".utf8))

@@ -18,6 +18,9 @@ struct ObjectHandlers: Sendable {
 
     func put(_ request: HTTPRequest) throws -> HTTPResponse {
         if request.bodyTooLarge {
+            // A URL that allows no upload at all (a GET URL) is a signature problem, not a size one.
+            let allowsUpload = QueryString.parse(request.rawQuery).contains { $0.0 == LocalObjectStore.maxBytesParameter }
+            guard allowsUpload else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
             throw APIError(.payloadTooLarge, "the object is larger than this URL allows")
         }
         let info = try verified(request, as: "PUT")

@@ -55,14 +55,20 @@ struct UploadHandlers: Sendable {
         guard let pending, pending.commitDeadline >= now else {
             throw APIError(.uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
         }
-        let movie = try verify(key: pending.movieKey, spec: pending.movie, name: "movie")
-        let thumbnail = try verify(key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail")
+        let isClip = MediaType.clipTypes.contains(pending.movie.type)
+        let movie = try verify(
+            key: pending.movieKey, spec: pending.movie, name: "movie",
+            prefixLength: isClip ? MP4Inspector.Limits().prefixLength : MediaType.sniffLength)
+        let thumbnail = try verify(
+            key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail", prefixLength: MediaType.sniffLength)
+        let clip = isClip ? try inspectClip(key: pending.movieKey, object: movie, streamId: pending.streamId) : MP4Info()
         let record = PreviewRecord(
             streamId: pending.streamId, version: 0, uploadId: pending.uploadId, movieKey: pending.movieKey,
             thumbnailKey: pending.thumbnailKey, movieType: pending.movie.type, thumbnailType: pending.thumbnail.type,
             movieBytes: movie.size, thumbnailBytes: thumbnail.size, movieURL: context.publicURL(of: pending.movieKey),
             thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
-            expiresAt: now + context.policy.previewTTL)
+            expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
+            height: clip.height, fastStart: clip.fastStart)
         let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime, now: now)
         context.liveCache.invalidate()
         return try answer(outcome, request: request, now: now)
@@ -80,8 +86,8 @@ struct UploadHandlers: Sendable {
 
     /// Checks one uploaded object: it exists, its size and type are what was signed, and its
     /// leading bytes are of that type.
-    private func verify(key: String, spec: UploadSpec.ObjectSpec, name: String) throws -> ObjectInfo {
-        guard let info = try context.storage.inspect(key: key, prefixLength: MediaType.sniffLength) else {
+    private func verify(key: String, spec: UploadSpec.ObjectSpec, name: String, prefixLength: Int) throws -> ObjectInfo {
+        guard let info = try context.storage.inspect(key: key, prefixLength: prefixLength) else {
             throw APIError(.objectMissing, "the \(name) was not uploaded", target: name)
         }
         if let declared = spec.declaredBytes, info.size != declared {
@@ -103,6 +109,43 @@ struct UploadHandlers: Sendable {
                 target: name)
         }
         return info
+    }
+
+    /// Reads the clip's MP4 box structure from the prefix `verify` read, plus at most one ranged
+    /// read (the `moov` box when it is not in the prefix), and applies the fast-start policy.
+    private func inspectClip(key: String, object: ObjectInfo, streamId: Int64) throws -> MP4Info {
+        let limits = MP4Inspector.Limits()
+        var inspection = MP4Inspector.inspect(prefix: object.prefix, totalSize: object.size, limits: limits)
+        if case .needMore(let offset, let length) = inspection {
+            guard let more = try context.storage.read(key: key, offset: offset, length: length) else {
+                throw APIError(.objectMissing, "the movie was not uploaded", target: "movie")
+            }
+            inspection = MP4Inspector.inspect(
+                prefix: object.prefix, more: more, at: offset, totalSize: object.size, limits: limits)
+        }
+        switch inspection {
+        case .complete(let info):
+            guard !info.fastStart else { return info }
+            switch context.fastStart {
+            case .require:
+                throw APIError(
+                    .clipNotFastStart,
+                    "the movie's metadata (moov box) comes after its media data, which stalls playback until the "
+                        + "whole file has downloaded; re-encode it with -movflags +faststart "
+                        + "(ffmpeg -i in.mp4 -c copy -movflags +faststart out.mp4) and upload again",
+                    target: "movie")
+            case .warn:
+                Log.warn("clip_not_fast_start", ["stream_id": String(streamId), "key": key])
+                return info
+            }
+        case .invalid(let reason):
+            throw APIError(
+                .objectContentMismatch, "the movie is not a readable MP4/QuickTime file: \(reason)", target: "movie")
+        case .needMore:
+            // The second inspect never asks for more; kept exhaustive rather than trapping.
+            throw APIError(
+                .objectContentMismatch, "the movie's metadata (moov box) could not be reached", target: "movie")
+        }
     }
 
     /// Takes a stream's preview out of the feed now (end of stream).

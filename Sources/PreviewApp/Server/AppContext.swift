@@ -9,6 +9,8 @@ struct AppContext: Sendable {
     /// The embedded store, when objects are served by this process.
     let localStore: LocalObjectStore?
     let policy: UploadPolicy
+    /// What commit does with a clip that is not fast-start (`--fast-start`).
+    let fastStart: FastStartPolicy
     let authenticator: Authenticator
     let liveCache: LiveListCache
     let crypto: OpenSSLCrypto
@@ -28,7 +30,8 @@ struct AppContext: Sendable {
             movieUrl: try preview.movieURL ?? storage.downloadURL(key: preview.movieKey, now: now),
             thumbnailUrl: try preview.thumbnailURL ?? storage.downloadURL(key: preview.thumbnailKey, now: now),
             likes: stream.likes, liked: liked, seen: seen, previewVersion: preview.version,
-            updatedAt: preview.updatedAt, expiresAt: preview.expiresAt)
+            updatedAt: preview.updatedAt, expiresAt: preview.expiresAt, durationMs: preview.durationMs,
+            width: preview.width, height: preview.height, fastStart: preview.fastStart)
     }
 
     /// The plain URL of an object on the public base, when one is configured.

@@ -95,6 +95,17 @@ final class LocalObjectStore: ObjectStorage {
         return ObjectInfo(size: size, contentType: storedContentType(key), prefix: prefix)
     }
 
+    func read(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
+        guard offset >= 0, length >= 0 else { throw StorageError("a read needs a non-negative offset and length") }
+        guard let path = dataPath(key) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        guard UInt64(offset) < size, length > 0 else { return [] }
+        try handle.seek(toOffset: UInt64(offset))
+        return [UInt8](try handle.read(upToCount: length) ?? Data())
+    }
+
     func storedContentType(_ key: String) -> String? {
         (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }

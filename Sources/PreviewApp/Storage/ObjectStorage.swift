@@ -11,6 +11,9 @@ protocol ObjectStorage: Sendable {
     func downloadURL(key: String, now: Int64) throws -> String
     /// Size, stored content type and up to `prefixLength` leading bytes; nil when absent.
     func inspect(key: String, prefixLength: Int) throws -> ObjectInfo?
+    /// Up to `length` bytes from `offset` (a ranged GET: `Range: bytes=offset-(offset+length-1)`);
+    /// fewer at the end of the object, none past it; nil when the object is absent.
+    func read(key: String, offset: Int64, length: Int) throws -> [UInt8]?
     /// Deletes an object; deleting a missing object succeeds.
     func delete(key: String) throws
 }

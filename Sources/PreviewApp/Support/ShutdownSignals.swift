@@ -16,18 +16,29 @@ struct ShutdownSignals {
         return signals
     }
 
+    enum Reason: Equatable, CustomStringConvertible {
+        case signal(String)
+        case redisExited
+
+        var description: String {
+            switch self {
+            case .signal(let name): return name
+            case .redisExited: return "embedded redis-server exited"
+            }
+        }
+    }
+
     /// Waits for a signal, or for the embedded Redis to die (then serving is pointless).
-    /// Returns the reason.
-    func wait(whileAlive redis: RedisServerProcess?) -> String {
+    func wait(whileAlive redis: RedisServerProcess?) -> Reason {
         var timeout = timespec(tv_sec: 1, tv_nsec: 0)
         var mask = set
         while true {
             let signal = sigtimedwait(&mask, nil, &timeout)
-            if signal == SIGTERM { return "SIGTERM" }
-            if signal == SIGINT { return "SIGINT" }
+            if signal == SIGTERM { return .signal("SIGTERM") }
+            if signal == SIGINT { return .signal("SIGINT") }
             if let redis, redis.hasExited {
                 Log.error("redis_exited", ["log": redis.logPath])
-                return "embedded redis-server exited"
+                return .redisExited
             }
         }
     }

@@ -30,6 +30,8 @@ public struct APIError: Error, Sendable, Equatable {
         case objectSizeMismatch = "object_size_mismatch"
         case objectTypeMismatch = "object_type_mismatch"
         case objectContentMismatch = "object_content_mismatch"
+        /// The clip's `moov` box comes after its media data and the server requires fast-start.
+        case clipNotFastStart = "clip_not_fast_start"
         case signatureInvalid = "signature_invalid"
         case urlExpired = "url_expired"
         case streamNotLive = "stream_not_live"
@@ -48,7 +50,7 @@ public struct APIError: Error, Sendable, Equatable {
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
-            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch: return 422
+            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
             case .internalError: return 500
             case .unavailable: return 503
             }

@@ -16,11 +16,18 @@ public struct PreviewRecord: Sendable, Equatable {
     public var updatedAt: Int64
     /// `updatedAt` + the preview TTL: when it leaves the feed.
     public var expiresAt: Int64
+    /// What commit read from the clip's MP4 boxes (`MP4Inspector`); 0 / false when unknown,
+    /// as for records written before these fields existed.
+    public var durationMs: Int64
+    public var width: Int32
+    public var height: Int32
+    public var fastStart: Bool
 
     public init(
         streamId: Int64, version: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movieType: MediaType, thumbnailType: MediaType, movieBytes: Int64, thumbnailBytes: Int64,
-        movieURL: String? = nil, thumbnailURL: String? = nil, updatedAt: Int64, expiresAt: Int64
+        movieURL: String? = nil, thumbnailURL: String? = nil, updatedAt: Int64, expiresAt: Int64,
+        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false
     ) {
         self.streamId = streamId
         self.version = version
@@ -35,6 +42,10 @@ public struct PreviewRecord: Sendable, Equatable {
         self.thumbnailURL = thumbnailURL
         self.updatedAt = updatedAt
         self.expiresAt = expiresAt
+        self.durationMs = durationMs
+        self.width = width
+        self.height = height
+        self.fastStart = fastStart
     }
 
     /// Hash field names; the publish and delete scripts use the same names.
@@ -51,6 +62,11 @@ public struct PreviewRecord: Sendable, Equatable {
         public static let thumbnailURL = "thumbnailUrl"
         public static let updatedAt = "uploadedAt"
         public static let expiresAt = "expiresAt"
+        public static let durationMs = "durationMs"
+        public static let width = "width"
+        public static let height = "height"
+        /// "1" or "0".
+        public static let fastStart = "fastStart"
     }
 
     /// The hash fields to write, without `version` (the publish script assigns it).
@@ -60,6 +76,8 @@ public struct PreviewRecord: Sendable, Equatable {
             (Field.movieType, movieType.rawValue), (Field.thumbnailType, thumbnailType.rawValue),
             (Field.movieBytes, String(movieBytes)), (Field.thumbnailBytes, String(thumbnailBytes)),
             (Field.updatedAt, String(updatedAt)), (Field.expiresAt, String(expiresAt)),
+            (Field.durationMs, String(durationMs)), (Field.width, String(width)), (Field.height, String(height)),
+            (Field.fastStart, fastStart ? "1" : "0"),
         ]
         if let movieURL { fields.append((Field.movieURL, movieURL)) }
         if let thumbnailURL { fields.append((Field.thumbnailURL, thumbnailURL)) }
@@ -82,6 +100,10 @@ public struct PreviewRecord: Sendable, Equatable {
             movieBytes: fields[Field.movieBytes].flatMap { Int64($0) } ?? 0,
             thumbnailBytes: fields[Field.thumbnailBytes].flatMap { Int64($0) } ?? 0,
             movieURL: fields[Field.movieURL], thumbnailURL: fields[Field.thumbnailURL],
-            updatedAt: updatedAt, expiresAt: expiresAt)
+            updatedAt: updatedAt, expiresAt: expiresAt,
+            durationMs: fields[Field.durationMs].flatMap { Int64($0) } ?? 0,
+            width: fields[Field.width].flatMap { Int32($0) } ?? 0,
+            height: fields[Field.height].flatMap { Int32($0) } ?? 0,
+            fastStart: fields[Field.fastStart] == "1")
     }
 }

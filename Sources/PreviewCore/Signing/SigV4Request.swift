@@ -37,6 +37,10 @@ public struct SigV4PresignRequest: Sendable {
     public var signingTime: Int64
     /// `X-Amz-Expires`, 1...604800 seconds.
     public var expiresSeconds: Int
+    /// The authority written into the URL when it must keep the endpoint's own spelling
+    /// (botocore keeps a custom endpoint's `Host:443` or capitals as given, while the signed
+    /// `host` is always normalised); nil writes the normalised host.
+    public var urlAuthority: String? = nil
 
     public init(
         method: String, scheme: String, host: String, path: [UInt8],

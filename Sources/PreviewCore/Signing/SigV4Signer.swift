@@ -24,7 +24,7 @@ public struct SigV4Signer: Sendable {
         let signature = SigV4Canonical.signature(
             signingKey: key, stringToSign: stringToSign(prepared), crypto: crypto)
         let query = prepared.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return "\(request.scheme)://\(prepared.host)\(prepared.uri)?\(query)"
+        return "\(request.scheme)://\(request.urlAuthority ?? prepared.host)\(prepared.uri)?\(query)"
             + "&\(SigV4Canonical.Param.signature)=\(SigV4Encoding.hex(signature))"
     }
 

@@ -19,11 +19,20 @@ public struct FeedItem: Sendable, Equatable {
     public var updatedAt: Int64
     /// Field 9: updatedAt + the preview TTL; the preview leaves the feed then.
     public var expiresAt: Int64
+    /// Field 10: clip length in milliseconds (MP4 `mvhd`), for timing autoplay; 0 = unknown.
+    public var durationMs: Int64
+    /// Field 11: width of the clip's first video track in pixels (`tkhd`), for layout; 0 = unknown.
+    public var width: Int32
+    /// Field 12: height of the clip's first video track in pixels; 0 = unknown.
+    public var height: Int32
+    /// Field 13: whether `moov` precedes `mdat`, so playback can start while downloading;
+    /// false also for previews committed before the field existed.
+    public var fastStart: Bool
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
-        expiresAt: Int64 = 0
+        expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -34,6 +43,10 @@ public struct FeedItem: Sendable, Equatable {
         self.previewVersion = previewVersion
         self.updatedAt = updatedAt
         self.expiresAt = expiresAt
+        self.durationMs = durationMs
+        self.width = width
+        self.height = height
+        self.fastStart = fastStart
     }
 }
 
@@ -57,6 +70,10 @@ extension FeedItem: WireMessage {
             case (7, .varint): previewVersion = try reader.readInt64(field)
             case (8, .varint): updatedAt = try reader.readInt64(field)
             case (9, .varint): expiresAt = try reader.readInt64(field)
+            case (10, .varint): durationMs = try reader.readInt64(field)
+            case (11, .varint): width = try reader.readInt32(field)
+            case (12, .varint): height = try reader.readInt32(field)
+            case (13, .varint): fastStart = try reader.readBool(field)
             default: try reader.skip(field)
             }
         }
@@ -73,6 +90,10 @@ extension FeedItem: WireMessage {
         writer.writeInt64(field: 7, previewVersion)
         writer.writeInt64(field: 8, updatedAt)
         writer.writeInt64(field: 9, expiresAt)
+        writer.writeInt64(field: 10, durationMs)
+        writer.writeInt32(field: 11, width)
+        writer.writeInt32(field: 12, height)
+        writer.writeBool(field: 13, fastStart)
         return writer.bytes
     }
 
@@ -89,14 +110,16 @@ extension FeedItem: WireMessage {
             streamId: dto.streamId?.value ?? 0, movieUrl: dto.movieUrl ?? "", thumbnailUrl: dto.thumbnailUrl ?? "",
             likes: dto.likes?.value ?? 0, liked: dto.liked ?? false, seen: dto.seen ?? false,
             previewVersion: dto.previewVersion?.value ?? 0, updatedAt: dto.updatedAt?.value ?? 0,
-            expiresAt: dto.expiresAt?.value ?? 0)
+            expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
+            height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false)
     }
 
     var dto: DTO {
         DTO(
             streamId: JSONInt64(streamId), movieUrl: movieUrl, thumbnailUrl: thumbnailUrl, likes: JSONInt64(likes),
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
-            expiresAt: JSONInt64(expiresAt))
+            expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
+            height: JSONInt32(height), fastStart: fastStart)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -110,9 +133,14 @@ extension FeedItem: WireMessage {
         var previewVersion: JSONInt64?
         var updatedAt: JSONInt64?
         var expiresAt: JSONInt64?
+        var durationMs: JSONInt64?
+        var width: JSONInt32?
+        var height: JSONInt32?
+        var fastStart: Bool?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
+            case durationMs, width, height, fastStart
         }
     }
 }

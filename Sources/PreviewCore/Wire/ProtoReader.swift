@@ -45,6 +45,11 @@ public struct ProtoReader: Sendable {
         Int64(bitPattern: try readRawVarint(what: "varint in field \(field.number)"))
     }
 
+    /// `int32`: any varint, its low 32 bits as two's complement (as protobuf's parsers do).
+    public mutating func readInt32(_ field: ProtoField) throws(WireError) -> Int32 {
+        Int32(truncatingIfNeeded: try readRawVarint(what: "varint in field \(field.number)"))
+    }
+
     public mutating func readSInt64(_ field: ProtoField) throws(WireError) -> Int64 {
         ZigZag.decode(try readRawVarint(what: "varint in field \(field.number)"))
     }

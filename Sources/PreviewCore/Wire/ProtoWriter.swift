@@ -46,6 +46,11 @@ public struct ProtoWriter: Sendable {
         writeVarint(UInt64(bitPattern: value))
     }
 
+    /// `int32`: the value sign-extended to 64 bits, so negatives take 10 bytes (as `int64`).
+    public mutating func writeInt32(field: Int, _ value: Int32) {
+        writeInt64(field: field, Int64(value))
+    }
+
     /// `sint64`: ZigZag varint.
     public mutating func writeSInt64(field: Int, _ value: Int64) {
         guard value != 0 else { return }

@@ -13,7 +13,7 @@ enum WireJSON {
         do {
             return Array(try encoder.encode(value))
         } catch {
-            // The DTOs hold only strings, bools, string maps and arrays of DTOs,
+            // The DTOs hold only strings, bools, integers, string maps and arrays of DTOs,
             // which JSONEncoder cannot fail on (no floats, no non-string keys).
             preconditionFailure("JSON encoding of a wire DTO failed: \(error)")
         }
@@ -116,5 +116,28 @@ struct JSONInt64: Codable, Sendable {
             return nil
         }
         return Int64(text)
+    }
+}
+
+/// A proto3 JSON `int32`: written as a JSON number, read from a JSON number or a string of
+/// decimal digits (the `JSONInt64` forms), in the range of `Int32`.
+struct JSONInt32: Codable, Sendable {
+    var value: Int32
+
+    init(_ value: Int32) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let wide = try? JSONInt64(from: decoder)
+        guard let wide, let narrow = Int32(exactly: wide.value) else {
+            throw WireError.invalidField(
+                name: WireJSON.path(decoder.codingPath),
+                message: "expected an integer between -2^31 and 2^31-1, as a JSON number or string")
+        }
+        value = narrow
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
     }
 }

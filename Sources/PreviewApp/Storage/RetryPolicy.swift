@@ -1,0 +1,61 @@
+/// When and how long to wait before trying an object-store request again: exponential
+/// backoff with jitter, bounded in attempts and in total time. Pure: the caller measures
+/// elapsed time and supplies the random number, so tests pin both.
+///
+/// Only idempotent requests go through it (HEAD, GET, DELETE, each re-signed per attempt).
+struct RetryPolicy: Sendable, Equatable {
+    /// Attempts in all, the first included.
+    var maxAttempts = 4
+    /// The backoff cap before the first retry; doubled for each further one.
+    var baseDelay = 0.1
+    /// No single wait is longer than this.
+    var maxDelay = 2.0
+    /// No retry starts once this much time (seconds, all attempts and waits) would be spent.
+    var maxTotal = 15.0
+
+    /// What one attempt ended with.
+    enum Outcome: Sendable, Equatable {
+        case status(Int)
+        case timeout
+        /// Could not connect (refused, unreachable, DNS).
+        case connect
+        /// The connection broke after it was established (reset, truncated response).
+        case transfer
+        /// Anything that cannot get better by trying again (an invalid URL or request).
+        case fatal
+    }
+
+    /// 5xx and 429 are the store saying "later"; timeouts and broken connections are the
+    /// network saying the same. Any other status is an answer.
+    static func isRetryable(_ outcome: Outcome) -> Bool {
+        switch outcome {
+        case .status(let status): return status == 429 || (500...599).contains(status)
+        case .timeout, .connect, .transfer: return true
+        case .fatal: return false
+        }
+    }
+
+    /// The wait before attempt `attempt + 1` after attempt `attempt` (1-based) failed with a
+    /// retryable outcome: "full jitter", a uniform pick in `[0, min(maxDelay, base * 2^(attempt-1))]`,
+    /// so many clients retrying together spread out. `random` is in `0..<1`.
+    func delay(afterAttempt attempt: Int, random: Double) -> Double {
+        let exponent = Double(max(0, min(attempt - 1, 30)))
+        let cap = min(maxDelay, baseDelay * pow2(exponent))
+        return cap * min(max(random, 0), 1)
+    }
+
+    /// Seconds to wait before trying again, or nil to give up: the outcome is final, the
+    /// attempts are used up, or the wait would end past `maxTotal`.
+    func retryDelay(after outcome: Outcome, attempt: Int, elapsed: Double, random: Double) -> Double? {
+        guard Self.isRetryable(outcome), attempt < maxAttempts else { return nil }
+        let wait = delay(afterAttempt: attempt, random: random)
+        guard elapsed + wait < maxTotal else { return nil }
+        return wait
+    }
+
+    private func pow2(_ exponent: Double) -> Double {
+        var value = 1.0
+        for _ in 0..<Int(exponent) { value *= 2 }
+        return value
+    }
+}
