@@ -7,8 +7,9 @@ set -euo pipefail
 
 run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev redis-server util-linux curl jq)
 # curl and jq run the README walk-through. Tests also need protoc (golden bytes),
-# the openssl CLI (crypto oracles) and ffmpeg (real MP4 clips for the box reader).
-test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg)
+# the openssl CLI (crypto oracles), ffmpeg (real MP4 clips for the box reader) and
+# iproute2 (the loopback-only network namespace LocalStack runs in).
+test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;

@@ -45,6 +45,9 @@ struct Router: HTTPResponder {
         } catch let error as RedisError where error.kind != .server {
             Log.warn("redis_unavailable", ["request_id": requestId, "error": error.description])
             response = WireIO.error(.redisUnavailable, requestId: requestId, for: request)
+        } catch let error as StorageError {
+            Log.warn("storage_unavailable", ["request_id": requestId, "error": error.description])
+            response = WireIO.error(.storageUnavailable, requestId: requestId, for: request)
         } catch {
             Log.error("internal_error", ["request_id": requestId, "path": request.path, "error": "\(error)"])
             response = WireIO.error(.internalError, requestId: requestId, for: request)

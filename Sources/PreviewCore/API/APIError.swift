@@ -67,4 +67,7 @@ extension APIError {
 
     public static let redisUnavailable = APIError(
         .unavailable, "the preview database is unavailable; retry shortly")
+
+    public static let storageUnavailable = APIError(
+        .unavailable, "the object store is unavailable; retry shortly")
 }
