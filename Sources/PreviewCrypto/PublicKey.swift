@@ -1,48 +1,25 @@
 // Signature verification for JWT RS256 / ES256.
-import COpenSSL
 
 /// A public key read from PEM (`BEGIN PUBLIC KEY`, SubjectPublicKeyInfo): RSA or EC.
 ///
-/// `@unchecked Sendable`: the `EVP_PKEY` is never modified after `init`; each verification
-/// gets its own `EVP_MD_CTX`.
-public final class PublicKey: @unchecked Sendable {
-    private let key: OpaquePointer
+/// `Sendable` (checked): its only state is a `LibCrypto.PKey`, never modified after `init`;
+/// each verification gets its own `EVP_MD_CTX` (see `LibCrypto.PKey`).
+public final class PublicKey: Sendable {
+    private let key: LibCrypto.PKey
 
     public init(pem: String) throws {
-        let key = try readPEMKey(pem, kind: .publicKey, context: "public key")
-        guard EVP_PKEY_is_a(key, "RSA") == 1 || EVP_PKEY_is_a(key, "EC") == 1 else {
-            EVP_PKEY_free(key)
-            ERR_clear_error()
+        let key = try LibCrypto.PKey(pem: pem, kind: .publicKey, context: "public key")
+        guard key.isA(anyOf: "RSA", "EC") else {
             throw CryptoError(message: "public key: only RSA and EC keys are supported")
         }
         self.key = key
     }
 
-    deinit { EVP_PKEY_free(key) }
-
     /// True when `signature` is valid for `message` under SHA-256: RSASSA-PKCS1-v1_5 for RSA
     /// keys (RS256), DER-encoded ECDSA for EC keys (ES256: convert JOSE signatures with
     /// `ecdsaDERSignature(fromRaw:)` first). Any failure is simply `false`.
     public func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
-        guard !signature.isEmpty, let algorithms = try? FetchedAlgorithms.get() else { return false }
-        guard let context = EVP_MD_CTX_new() else {
-            drainOpenSSLErrors()
-            return false
-        }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, algorithms.sha256, nil, key) == 1 else {
-            drainOpenSSLErrors()
-            return false
-        }
-        let result = signature.withUnsafeBufferPointer { signatureBuffer in
-            withNonNilBytes(message) { bytes, count in
-                signatureBuffer.baseAddress.map {
-                    EVP_DigestVerify(context, $0, signatureBuffer.count, bytes, count)
-                } ?? 0
-            }
-        }
-        if result != 1 { drainOpenSSLErrors() }  // a bad signature leaves an entry behind
-        return result == 1
+        key.verifySHA256(signature: signature, message: message)
     }
 
     /// Converts a JOSE ECDSA signature (RFC 7518 §3.4: `r || s`, each as long as the curve
