@@ -69,6 +69,8 @@ extension ServeOptions {
 
         Options (flags override environment variables):
         \(OptionParser.helpText(specs))
+
+        \(StorageOptions.credentialVariables)
         """
     }
 }
