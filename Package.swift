@@ -39,6 +39,6 @@ let package = Package(
         .testTarget(name: "PreviewHTTPServerTests", dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
         .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient", "PreviewCrypto"]),
     ]
 )
