@@ -1,7 +1,7 @@
 import Foundation
 import PreviewCore
 
-/// `PUT|GET|HEAD /objects/<key>`: the embedded object store, checking SigV4-shaped signed URLs
+/// `PUT|GET|HEAD|DELETE /objects/<key>`: the embedded object store, checking SigV4-shaped signed URLs
 /// the way S3 does (method, path, expiry, signed headers), with Range support for players.
 struct ObjectHandlers: Sendable {
     let store: LocalObjectStore
@@ -60,6 +60,14 @@ struct ObjectHandlers: Sendable {
             headers.add("Content-Range", "bytes */\(size)")
             return HTTPResponse(status: 416, headers: headers)
         }
+    }
+
+    /// Deletes an object with a URL signed for DELETE (as S3 does; deleting a missing object is
+    /// 204 too). The service itself deletes local objects directly; this serves other clients
+    /// of the store, such as the object client's tests.
+    func delete(_ request: HTTPRequest) throws -> HTTPResponse {
+        try store.delete(key: try key(of: try verified(request, as: "DELETE").path))
+        return HTTPResponse(status: 204)
     }
 
     private func verified(_ request: HTTPRequest, as method: String) throws(APIError) -> SignedURLInfo {

@@ -83,6 +83,7 @@ struct Router: HTTPResponder {
             case .put: return try objects.put(request)
             case .get: return try objects.get(request, head: false)
             case .head: return try objects.get(request, head: true)
+            case .delete: return try objects.delete(request)
             }
         }
     }

@@ -13,7 +13,7 @@ public enum Route: Sendable, Equatable {
     case object(method: ObjectMethod, encodedKey: String)
 
     public enum ObjectMethod: String, Sendable {
-        case get = "GET", head = "HEAD", put = "PUT"
+        case get = "GET", head = "HEAD", put = "PUT", delete = "DELETE"
     }
 
     /// Prefix under which the local object store serves objects.
@@ -25,7 +25,7 @@ public enum Route: Sendable, Equatable {
         if path.hasPrefix(objectsPrefix) {
             let key = String(path.dropFirst(objectsPrefix.count))
             guard let objectMethod = ObjectMethod(rawValue: method) else {
-                return .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT"]))
+                return .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT", "DELETE"]))
             }
             return .success(.object(method: objectMethod, encodedKey: key))
         }
