@@ -1,4 +1,5 @@
-// posix_spawn and the reaper thread behind RedisServerProcess. Linux (glibc) only.
+// posix_spawn and the reaper thread behind RedisServerProcess and the test support's child processes
+// (the service binary, moto, SDK scripts). Linux (glibc) only.
 import Foundation
 import Synchronization
 
@@ -6,18 +7,55 @@ import Synchronization
 import Glibc
 #endif
 
+/// Why a child process could not be started.
+public struct ChildProcessError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// How a child process ended.
+public enum ChildTermination: Sendable, Equatable, CustomStringConvertible {
+    case exited(status: Int32)
+    case signalled(Int32)
+    /// Reaped by someone else (a `waitpid(-1)` elsewhere in the process), so the status is lost.
+    case unknown
+
+    /// "exit status 1", "signal 9".
+    public var description: String {
+        switch self {
+        case .exited(let status): "exit status \(status)"
+        case .signalled(let signal): "signal \(signal)"
+        case .unknown: "unknown (already reaped elsewhere)"
+        }
+    }
+
+    /// The shell's number for it: the exit status, 128 + the signal, or -1 when unknown.
+    public var code: Int32 {
+        switch self {
+        case .exited(let status): status
+        case .signalled(let signal): 128 + signal
+        case .unknown: -1
+        }
+    }
+}
+
 /// A child process started by, and waited for on, its own thread.
 ///
+/// It is spawned with `posix_spawn`, an empty signal mask and every signal at its default disposition (not
+/// `Foundation.Process`, whose children inherit a blocked SIGTERM; and we ignore SIGPIPE), in a process group of its
+/// own, with stdin from /dev/null and only fds 0-2 inherited.
+///
 /// The thread calls `posix_spawn` and then blocks until the child exits, so it lives exactly as long as the child:
-/// a `PR_SET_PDEATHSIG` set in the child (by setpriv) fires only when our whole process dies, never because the
-/// thread that happened to call `start` finished. It waits with `WNOWAIT` and reaps under the lock that `send`
-/// takes, so a signal can never reach a recycled pid.
-final class ChildProcess: Sendable {
+/// a `PR_SET_PDEATHSIG` set in the child (by setpriv, see `diesWithParent`) fires only when our whole process dies,
+/// never because the thread that happened to call `spawn` finished. It waits with `WNOWAIT` and reaps under the lock
+/// that `send` takes, so a signal can never reach a recycled pid.
+public final class ChildProcess: Sendable {
     private struct State {
         var pid: pid_t = 0
         var spawnError: String?
-        /// Set once the child has been reaped, e.g. "exit status 1", "signal 9".
-        var exitStatus: String?
+        /// Set once the child has been reaped.
+        var termination: ChildTermination?
     }
 
     private let state = Mutex(State())
@@ -25,33 +63,52 @@ final class ChildProcess: Sendable {
 
     private init() {}
 
-    var pid: pid_t { state.withLock { $0.pid } }
-    var exitStatus: String? { state.withLock { $0.exitStatus } }
-    var hasExited: Bool { exitStatus != nil }
+    public var pid: Int32 { state.withLock { $0.pid } }
+    /// How the child ended, once it has been reaped; nil while it runs.
+    public var termination: ChildTermination? { state.withLock { $0.termination } }
+    public var hasExited: Bool { termination != nil }
 
-    /// Spawns `arguments[0]` (an absolute path) with stdin from /dev/null and stdout+stderr appended to `outputPath`.
-    static func spawn(arguments: [String], outputPath: String) throws -> ChildProcess {
+    /// Spawns `arguments[0]` (an absolute path).
+    ///
+    /// - Parameters:
+    ///   - stdoutPath: the file stdout is appended to (created when missing).
+    ///   - stderrPath: the file stderr is appended to; nil sends it to `stdoutPath` as well.
+    ///   - environment: added to (and overriding) this process's environment.
+    ///   - diesWithParent: runs the program under `/usr/bin/setpriv --pdeathsig KILL` when that exists, so it is
+    ///     killed with us even if we are SIGKILLed.
+    public static func spawn(
+        arguments: [String], stdoutPath: String, stderrPath: String? = nil, environment: [String: String] = [:],
+        diesWithParent: Bool = false
+    ) throws(ChildProcessError) -> ChildProcess {
+        var arguments = arguments
+        let setpriv = "/usr/bin/setpriv"
+        if diesWithParent, FileManager.default.isExecutableFile(atPath: setpriv) {
+            arguments = [setpriv, "--pdeathsig", "KILL", "--"] + arguments
+        }
         let child = ChildProcess()
-        let thread = Thread { child.spawnAndWait(arguments: arguments, outputPath: outputPath) }
+        let thread = Thread { [arguments] in
+            child.spawnAndWait(
+                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
+        }
         thread.name = "child-reaper"
         thread.start()
         guard child.spawned.wait(timeout: .now() + 10) == .success else {
-            throw RedisServerError(message: "posix_spawn of \(arguments[0]) did not return within 10 s")
+            throw ChildProcessError(message: "posix_spawn of \(arguments.first ?? "") did not return within 10 s")
         }
-        if let error = child.state.withLock({ $0.spawnError }) { throw RedisServerError(message: error) }
+        if let error = child.state.withLock({ $0.spawnError }) { throw ChildProcessError(message: error) }
         return child
     }
 
     /// Sends `signal` unless the child has already been reaped.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         state.withLock { state in
             // Ignored result: ESRCH means it is exiting right now; the reaper records that.
-            if state.exitStatus == nil && state.pid > 0 { _ = kill(state.pid, signal) }
+            if state.termination == nil && state.pid > 0 { _ = kill(state.pid, signal) }
         }
     }
 
     /// Waits until the child has been reaped; false on timeout.
-    func waitForExit(timeout: Double) -> Bool {
+    public func waitForExit(timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !hasExited {
             if Date() >= deadline { return false }
@@ -61,10 +118,13 @@ final class ChildProcess: Sendable {
     }
 
     /// Runs on the child's own thread.
-    private func spawnAndWait(arguments: [String], outputPath: String) {
+    private func spawnAndWait(
+        arguments: [String], stdoutPath: String, stderrPath: String?, environment: [String: String]
+    ) {
         let pid: pid_t
         do {
-            pid = try Self.posixSpawn(arguments: arguments, outputPath: outputPath)
+            pid = try Self.posixSpawn(
+                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
         } catch {
             state.withLock { $0.spawnError = "\(error)" }
             spawned.signal()
@@ -79,34 +139,40 @@ final class ChildProcess: Sendable {
             var status: Int32 = 0
             var reaped = waitpid(pid, &status, 0)
             while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
-            state.exitStatus = reaped == pid ? Self.describe(status) : "unknown (already reaped elsewhere)"
+            state.termination = reaped == pid ? Self.decode(status) : .unknown
         }
     }
 
     /// WIFEXITED / WEXITSTATUS / WTERMSIG are macros, so decoded by hand.
-    private static func describe(_ status: Int32) -> String {
+    private static func decode(_ status: Int32) -> ChildTermination {
         let signal = status & 0x7f
-        return signal == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(signal)"
+        return signal == 0 ? .exited(status: (status >> 8) & 0xff) : .signalled(signal)
     }
 
     /// posix_spawn with an empty signal mask, every signal at its default disposition (we ignore SIGPIPE and
     /// Foundation may block SIGTERM; neither must reach the child), a new process group, and only fds 0-2 inherited.
-    private static func posixSpawn(arguments: [String], outputPath: String) throws -> pid_t {
+    private static func posixSpawn(
+        arguments: [String], stdoutPath: String, stderrPath: String?, environment extra: [String: String]
+    ) throws -> pid_t {
         func check(_ result: Int32, _ what: String) throws {
             guard result == 0 else {
-                throw RedisServerError(message: "\(what) failed for \(arguments[0]): \(String(cString: strerror(result)))")
+                throw ChildProcessError(
+                    message: "\(what) failed for \(arguments[0]): \(String(cString: strerror(result)))")
             }
         }
-        guard let path = arguments.first else { throw RedisServerError(message: "no program to spawn") }
+        guard let path = arguments.first else { throw ChildProcessError(message: "no program to spawn") }
 
         var actions = posix_spawn_file_actions_t()
         try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { posix_spawn_file_actions_destroy(&actions) }
+        let append = O_WRONLY | O_CREAT | O_APPEND
         try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "open /dev/null")
-        try check(
-            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644),
-            "open \(outputPath)")
-        try check(posix_spawn_file_actions_adddup2(&actions, 1, 2), "dup2 stdout to stderr")
+        try check(posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, append, 0o644), "open \(stdoutPath)")
+        if let stderrPath {
+            try check(posix_spawn_file_actions_addopen(&actions, 2, stderrPath, append, 0o644), "open \(stderrPath)")
+        } else {
+            try check(posix_spawn_file_actions_adddup2(&actions, 1, 2), "dup2 stdout to stderr")
+        }
         if let addCloseFrom = lookUpAddCloseFrom() { try check(addCloseFrom(&actions, 3), "closefrom 3") }
 
         var attributes = posix_spawnattr_t()
@@ -122,7 +188,8 @@ final class ChildProcess: Sendable {
         let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
         try check(posix_spawnattr_setflags(&attributes, Int16(flags)), "posix_spawnattr_setflags")
 
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { _, added in added }
+            .map { "\($0.key)=\($0.value)" }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
@@ -138,7 +205,7 @@ final class ChildProcess: Sendable {
 
     /// glibc 2.34+ has `posix_spawn_file_actions_addclosefrom_np`, but declares it only under _GNU_SOURCE, which the
     /// Glibc module does not define; look it up at run time. Without it (older libc) fds lacking CLOEXEC leak into
-    /// the child, e.g. a test runner's pipes, which would then stay open as long as redis runs.
+    /// the child, e.g. a test runner's pipes, which would then stay open as long as the child runs.
     private static func lookUpAddCloseFrom() -> AddCloseFrom? {
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
         return unsafeBitCast(symbol, to: AddCloseFrom.self)

@@ -61,7 +61,7 @@ public final class RedisServerProcess: Sendable {
         }
         let logPath = directory + "/redis-server.log"
 
-        var arguments = [
+        let arguments = [
             program,
             "--port", "0",
             "--unixsocket", socketPath,
@@ -72,12 +72,13 @@ public final class RedisServerProcess: Sendable {
             "--appendonly", appendOnly ? "yes" : "no",
             "--logfile", logPath,
         ] + extraArguments
-        let setpriv = "/usr/bin/setpriv"
-        if fileManager.isExecutableFile(atPath: setpriv) {
-            arguments = [setpriv, "--pdeathsig", "KILL", "--"] + arguments
-        }
 
-        let child = try ChildProcess.spawn(arguments: arguments, outputPath: logPath)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(arguments: arguments, stdoutPath: logPath, diesWithParent: true)
+        } catch {
+            throw RedisServerError(message: error.message)
+        }
         var endpoint = RedisEndpoint(address: .unix(path: socketPath))
         if let flag = extraArguments.firstIndex(of: "--requirepass"), flag + 1 < extraArguments.count {
             endpoint.password = extraArguments[flag + 1]
@@ -126,7 +127,7 @@ public final class RedisServerProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         var lastError = "no attempt"
         while Date() < deadline {
-            if let status = child.exitStatus {
+            if let status = child.termination {
                 throw RedisServerError(
                     message: "\(executable) exited (\(status)) before answering PING on \(socketPath)\(logTail())")
             }

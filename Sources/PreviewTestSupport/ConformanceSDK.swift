@@ -2,10 +2,6 @@
 // script that prints SDK URLs, and runs of the binary with a clean environment. Linux only.
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One URL an SDK (or, for GOOG4-HMAC, the reference implementation) produced, with the
 /// `streampreview` command line and credential variables that must print the same URL.
 public struct ConformanceCase: Decodable, Sendable {
@@ -37,7 +33,7 @@ public enum ConformanceSDK {
     /// be installed or run.
     public static func matrix(repositoryRoot root: String) throws -> ConformanceMatrix {
         let started = Date()
-        let setup = try run(["/bin/bash", root + "/scripts/conformance/setup-venv.sh"], timeout: 900)
+        let setup = try ProcessResult.run(["/bin/bash", root + "/scripts/conformance/setup-venv.sh"], timeout: 900)
         guard setup.status == 0 else {
             throw ServiceProcessError(
                 "scripts/conformance/setup-venv.sh failed (\(setup.status)); the conformance suite needs the "
@@ -46,7 +42,7 @@ public enum ConformanceSDK {
         let setupSeconds = Date().timeIntervalSince(started)
         let folder = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-conformance")
         let python = root + "/.build/conformance-venv/bin/python"
-        let sdk = try run(
+        let sdk = try ProcessResult.run(
             [python, root + "/scripts/conformance/sdk_urls.py", "--key-file", folder + "/service-account.json"],
             timeout: 300)
         guard sdk.status == 0 else {
@@ -63,7 +59,8 @@ public enum ConformanceSDK {
     public static func runBinary(_ arguments: [String], environment: [String: String]) throws -> ProcessResult {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let variables = (["PATH": path].merging(environment) { $1 }).map { "\($0.key)=\($0.value)" }.sorted()
-        return try run(["/usr/bin/env", "-i"] + variables + [try ServiceProcess.binaryPath()] + arguments, timeout: 60)
+        let binary = try ServiceProcess.binaryPath()
+        return try ProcessResult.run(["/usr/bin/env", "-i"] + variables + [binary] + arguments, timeout: 60)
     }
 
     /// True when `ours` is `expected` with the query parameters in another order.
@@ -74,19 +71,5 @@ public enum ConformanceSDK {
         }
         let (a, b) = (split(ours), split(expected))
         return a.0 == b.0 && a.1 == b.1
-    }
-
-    private static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-conf-run")
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
-        let out = directory + "/stdout", err = directory + "/stderr"
-        let child = try SpawnedChild.spawn(arguments: arguments, stdoutPath: out, stderrPath: err)
-        if !child.waitForExit(timeout: timeout) {
-            child.send(SIGKILL)
-            _ = child.waitForExit(timeout: 5)
-        }
-        return ProcessResult(
-            status: child.exitStatus ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 }

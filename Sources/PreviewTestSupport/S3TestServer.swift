@@ -4,6 +4,7 @@
 import Foundation
 public import PreviewHTTPClient
 import PreviewCore
+import PreviewRedis
 import Synchronization
 
 #if canImport(Glibc)
@@ -109,7 +110,7 @@ public enum LocalStackS3 {
 /// DELETE, keys over the wire), not that our signatures are valid.
 public final class MotoServer: Sendable {
     public let endpoint: S3TestEndpoint
-    private let child: SpawnedChild
+    private let child: ChildProcess
 
     private static let shared = Mutex<Result<MotoServer, ServiceProcessError>?>(nil)
 
@@ -129,15 +130,14 @@ public final class MotoServer: Sendable {
         let venv = try S3TestVenvs.ensure("moto")
         let port = try freeLoopbackPort()
         let logs = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-moto")
-        var argv = [venv + "/bin/moto_server", "-H", "127.0.0.1", "-p", String(port)]
-        let setpriv = "/usr/bin/setpriv"
-        if FileManager.default.isExecutableFile(atPath: setpriv) { argv = [setpriv, "--pdeathsig", "KILL", "--"] + argv }
-        child = try SpawnedChild.spawn(arguments: argv, stdoutPath: logs + "/stdout.log", stderrPath: logs + "/stderr.log")
+        child = try ChildProcess.spawn(
+            arguments: [venv + "/bin/moto_server", "-H", "127.0.0.1", "-p", String(port)],
+            stdoutPath: logs + "/stdout.log", stderrPath: logs + "/stderr.log", diesWithParent: true)
         endpoint = S3TestEndpoint(url: "http://127.0.0.1:\(port)")
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if (try? endpoint.send("GET", "/"))?.status == 200 { return }
-            if let status = child.exitStatus {
+            if let status = child.termination?.code {
                 let log = (try? String(contentsOfFile: logs + "/stderr.log", encoding: .utf8)) ?? ""
                 throw ServiceProcessError("moto_server exited (\(status)):\n\(log.suffix(2000))")
             }
@@ -167,12 +167,14 @@ public enum S3TestVenvs {
             if FileManager.default.fileExists(atPath: venv + "/.pins") { return venv }
             let script = repositoryRoot + "/scripts/s3-test-servers/setup-venvs.sh"
             let logs = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-venv")
-            let child = try SpawnedChild.spawn(
-                arguments: ["/bin/bash", script, name], stdoutPath: logs + "/stdout.log", stderrPath: logs + "/stderr.log")
-            guard child.waitForExit(timeout: 900), child.exitStatus == 0 else {
+            let child = try ChildProcess.spawn(
+                arguments: ["/bin/bash", script, name], stdoutPath: logs + "/stdout.log",
+                stderrPath: logs + "/stderr.log")
+            guard child.waitForExit(timeout: 900), child.termination == .exited(status: 0) else {
                 child.send(SIGKILL)
                 let log = (try? String(contentsOfFile: logs + "/stderr.log", encoding: .utf8)) ?? ""
-                throw ServiceProcessError("\(script) \(name) failed (\(child.exitStatus ?? -1)):\n\(log.suffix(2000))")
+                let status = child.termination?.code ?? -1
+                throw ServiceProcessError("\(script) \(name) failed (\(status)):\n\(log.suffix(2000))")
             }
             return venv
         }

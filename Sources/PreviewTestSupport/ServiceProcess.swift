@@ -1,5 +1,6 @@
 // The built `streampreview` binary as a child process, for end-to-end tests. Linux (glibc) only.
 import Foundation
+import PreviewRedis
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,12 +14,31 @@ public struct ServiceProcessError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// What a finished run of the binary printed, and how it ended.
+/// What a finished run of a program printed, and how it ended.
 public struct ProcessResult: Sendable {
-    /// The exit status, or 128 + the signal number when a signal ended it.
+    /// The exit status, or 128 + the signal number when a signal ended it (-1 when unknown).
     public var status: Int32
     public var stdout: String
     public var stderr: String
+
+    /// Runs `arguments[0]` (an absolute path) to completion, SIGKILLed after `timeout` seconds, with stdout and
+    /// stderr collected through files in a fresh folder under /tmp. `environment` is added to this process's.
+    public static func run(
+        _ arguments: [String], timeout: Double, environment: [String: String] = [:]
+    ) throws -> ProcessResult {
+        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-run")
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
+        let out = directory + "/stdout", err = directory + "/stderr"
+        let child = try ChildProcess.spawn(
+            arguments: arguments, stdoutPath: out, stderrPath: err, environment: environment)
+        if !child.waitForExit(timeout: timeout) {
+            child.send(SIGKILL)
+            _ = child.waitForExit(timeout: 5)
+        }
+        return ProcessResult(
+            status: child.termination?.code ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
 }
 
 /// `streampreview serve --port 0` on a fresh data directory, started with `posix_spawn` (empty signal mask,
@@ -34,7 +54,7 @@ public final class ServiceProcess: Sendable {
     /// Where the server's stdout and stderr go (inside a log folder of its own, not the data dir).
     public let stdoutPath: String
     public let stderrPath: String
-    private let child: SpawnedChild
+    private let child: ChildProcess
     private let ownsDataDirectory: Bool
     private let logDirectory: String
     private let stopped = Mutex(false)
@@ -55,13 +75,9 @@ public final class ServiceProcess: Sendable {
         }
         stdoutPath = logDirectory + "/stdout.log"
         stderrPath = logDirectory + "/stderr.log"
-        var argv = [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments
-        let setpriv = "/usr/bin/setpriv"
-        if FileManager.default.isExecutableFile(atPath: setpriv) {
-            argv = [setpriv, "--pdeathsig", "KILL", "--"] + argv
-        }
-        child = try SpawnedChild.spawn(
-            arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
+        child = try ChildProcess.spawn(
+            arguments: [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments,
+            stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment, diesWithParent: true)
         pid = child.pid
         do {
             baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
@@ -81,14 +97,14 @@ public final class ServiceProcess: Sendable {
     }
 
     /// The exit status once the server has exited (128 + signal when killed), else nil.
-    public var exitStatus: Int32? { child.exitStatus }
+    public var exitStatus: Int32? { child.termination?.code }
 
     /// Sends `signal` to the server (unless it has already exited and been reaped).
     public func send(signal: Int32) { child.send(signal) }
 
     /// Waits up to `timeout` seconds for the server to exit; its exit status, or nil if it is still running.
     public func waitForExit(timeout: Double) -> Int32? {
-        child.waitForExit(timeout: timeout) ? child.exitStatus : nil
+        child.waitForExit(timeout: timeout) ? exitStatus : nil
     }
 
     /// SIGTERM, up to 10 s to exit, then SIGKILL; then makes sure no redis-server of this data dir is left.
@@ -146,18 +162,7 @@ public final class ServiceProcess: Sendable {
 
     /// Runs `streampreview <arguments>` to completion (at most `timeout` seconds, then SIGKILL).
     public static func runBinary(_ arguments: [String], timeout: Double = 60) throws -> ProcessResult {
-        let binary = try binaryPath()
-        let directory = try makeTemporaryDirectory(prefix: "sp-run")
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
-        let out = directory + "/stdout", err = directory + "/stderr"
-        let child = try SpawnedChild.spawn(arguments: [binary] + arguments, stdoutPath: out, stderrPath: err)
-        if !child.waitForExit(timeout: timeout) {
-            child.send(SIGKILL)
-            _ = child.waitForExit(timeout: 5)
-        }
-        return ProcessResult(
-            status: child.exitStatus ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        try ProcessResult.run([try binaryPath()] + arguments, timeout: timeout)
     }
 
     /// The `streampreview` executable next to the test bundle (the same build folder), or `STREAMPREVIEW_BINARY`.
@@ -195,14 +200,14 @@ public final class ServiceProcess: Sendable {
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func waitForListening(child: SpawnedChild, stdoutPath: String, stderrPath: String) throws -> String {
+    private static func waitForListening(child: ChildProcess, stdoutPath: String, stderrPath: String) throws -> String {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
             for line in output.split(separator: "\n") where line.hasPrefix("listening on http://") {
                 return String(line.dropFirst("listening on ".count)).trimmingCharacters(in: .whitespaces)
             }
-            if let status = child.exitStatus {
+            if let status = child.termination?.code {
                 let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
                 throw ServiceProcessError("streampreview serve exited (\(status)) before listening:\n\(log.suffix(2000))")
             }
@@ -232,132 +237,5 @@ public final class ServiceProcess: Sendable {
             }
             return arguments.contains(where: { $0.contains(fragment) }) ? pid : nil
         }
-    }
-}
-
-/// A child started by, and waited for on, its own thread (so a `PR_SET_PDEATHSIG` set in it follows a thread that
-/// lives as long as the child). Reaps under the lock `send` takes, so a signal never reaches a recycled pid.
-final class SpawnedChild: Sendable {
-    private struct State {
-        var pid: pid_t = 0
-        var spawnError: String?
-        var exitStatus: Int32?
-    }
-
-    private let state = Mutex(State())
-    private let spawned = DispatchSemaphore(value: 0)
-
-    var pid: pid_t { state.withLock { $0.pid } }
-    var exitStatus: Int32? { state.withLock { $0.exitStatus } }
-
-    static func spawn(
-        arguments: [String], stdoutPath: String, stderrPath: String, environment: [String: String] = [:]
-    ) throws -> SpawnedChild {
-        let child = SpawnedChild()
-        let thread = Thread {
-            child.spawnAndWait(
-                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
-        }
-        thread.name = "e2e-child"
-        thread.start()
-        guard child.spawned.wait(timeout: .now() + 10) == .success else {
-            throw ServiceProcessError("posix_spawn of \(arguments[0]) did not return within 10 s")
-        }
-        if let error = child.state.withLock({ $0.spawnError }) { throw ServiceProcessError(error) }
-        return child
-    }
-
-    func send(_ signal: Int32) {
-        state.withLock { state in
-            // Ignored result: ESRCH means it is exiting right now; the reaper records that.
-            if state.exitStatus == nil && state.pid > 0 { _ = kill(state.pid, signal) }
-        }
-    }
-
-    func waitForExit(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while exitStatus == nil {
-            if Date() >= deadline { return false }
-            usleep(5_000)
-        }
-        return true
-    }
-
-    private func spawnAndWait(arguments: [String], stdoutPath: String, stderrPath: String, environment: [String: String]) {
-        let pid: pid_t
-        do {
-            pid = try Self.posixSpawn(
-                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
-        } catch {
-            state.withLock { $0.spawnError = "\(error)" }
-            spawned.signal()
-            return
-        }
-        state.withLock { $0.pid = pid }
-        spawned.signal()
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
-        state.withLock { state in
-            var status: Int32 = 0
-            var reaped = waitpid(pid, &status, 0)
-            while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
-            // WIFEXITED / WEXITSTATUS / WTERMSIG are macros, so decoded by hand.
-            let signal = status & 0x7f
-            state.exitStatus = reaped != pid ? -1 : signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        }
-    }
-
-    /// posix_spawn with an empty signal mask, every signal at its default action, its own process group, stdin from
-    /// /dev/null, stdout and stderr to files, and only fds 0-2 inherited.
-    private static func posixSpawn(
-        arguments: [String], stdoutPath: String, stderrPath: String, environment extra: [String: String]
-    ) throws -> pid_t {
-        func check(_ result: Int32, _ what: String) throws {
-            guard result == 0 else {
-                throw ServiceProcessError("\(what) failed for \(arguments[0]): \(String(cString: strerror(result)))")
-            }
-        }
-        guard let path = arguments.first else { throw ServiceProcessError("no program to spawn") }
-        var actions = posix_spawn_file_actions_t()
-        try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let flags = O_WRONLY | O_CREAT | O_TRUNC
-        try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "open /dev/null")
-        try check(posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, flags, 0o644), "open \(stdoutPath)")
-        try check(posix_spawn_file_actions_addopen(&actions, 2, stderrPath, flags, 0o644), "open \(stderrPath)")
-        if let addCloseFrom = lookUpAddCloseFrom() { try check(addCloseFrom(&actions, 3), "closefrom 3") }
-
-        var attributes = posix_spawnattr_t()
-        try check(posix_spawnattr_init(&attributes), "posix_spawnattr_init")
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        var allSignals = sigset_t()
-        sigemptyset(&noSignals)  // ignored results: only fail for a NULL set
-        sigfillset(&allSignals)
-        try check(posix_spawnattr_setsigmask(&attributes, &noSignals), "posix_spawnattr_setsigmask")
-        try check(posix_spawnattr_setsigdefault(&attributes, &allSignals), "posix_spawnattr_setsigdefault")
-        try check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
-        let spawnFlags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
-        try check(posix_spawnattr_setflags(&attributes, Int16(spawnFlags)), "posix_spawnattr_setflags")
-
-        let environment = ProcessInfo.processInfo.environment.merging(extra) { _, added in added }
-            .map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid = pid_t()
-        try check(posix_spawn(&pid, path, &actions, &attributes, argv, envp), "posix_spawn")
-        return pid
-    }
-
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-
-    /// glibc 2.34+ has `posix_spawn_file_actions_addclosefrom_np` but declares it only under _GNU_SOURCE.
-    private static func lookUpAddCloseFrom() -> AddCloseFrom? {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
     }
 }

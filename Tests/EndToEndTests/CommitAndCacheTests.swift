@@ -8,11 +8,8 @@ import Testing
 struct CommitAndCacheTests {
     @Test("The feed carries an ETag, answers 304 to If-None-Match, and changes its ETag after a like")
     func etag() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let streamer = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let viewer = try service.token(sub: "ann", role: "viewer")
-        try api.publish(streamId: 42, token: streamer)
+        let stream = try PublishedStream()
+        let (api, viewer) = (stream.api, stream.ann)
 
         let first = try api.feed(token: viewer)
         let etag = try #require(first.headers["ETag"])
@@ -38,66 +35,46 @@ struct CommitAndCacheTests {
 
     @Test("Committing the same upload twice returns the same item without a new version")
     func commitIsIdempotent() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let movie = TestMedia.mp4()
-        let thumbnail = TestMedia.jpeg()
-        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: thumbnail, token: token)
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
-        let first = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
-        let second = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        let upload = try IssuedUpload()
+        try upload.putBoth()
+        let first = try upload.commit()
+        let second = try upload.commit()
         try #require(first.status == 200 && second.status == 200, "\(first.text) \(second.text)")
         let (a, b) = (try first.json(FeedItem.self), try second.json(FeedItem.self))
         #expect(a.previewVersion == 1 && b.previewVersion == 1)
         #expect(a.updatedAt == b.updatedAt && a.movieUrl == b.movieUrl)
-        #expect(try api.feedItems().count == 1)
+        #expect(try upload.api.feedItems().count == 1)
     }
 
     @Test("A commit refused for a missing thumbnail succeeds when retried after the PUT")
     func failedCommitCanBeRetried() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let movie = TestMedia.mp4()
-        let thumbnail = TestMedia.jpeg()
-        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: thumbnail, token: token)
+        let upload = try IssuedUpload()
 
-        expectError(
-            try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 409, code: "object_missing",
-            target: "movie")
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        expectError(
-            try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 409, code: "object_missing",
-            target: "thumbnail")
-        #expect(try api.feedItems().isEmpty, "nothing is published by a refused commit")
+        expectError(try upload.commit(), status: 409, code: "object_missing", target: "movie")
+        #expect(try upload.putMovie().status == 200)
+        expectError(try upload.commit(), status: 409, code: "object_missing", target: "thumbnail")
+        #expect(try upload.api.feedItems().isEmpty, "nothing is published by a refused commit")
 
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
-        let retried = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        #expect(try upload.putThumbnail().status == 200)
+        let retried = try upload.commit()
         try #require(retried.status == 200, "\(retried.text)")
         #expect(try retried.json(FeedItem.self).previewVersion == 1)
-        #expect(try api.feedItems().map(\.streamId) == [42])
+        #expect(try upload.api.feedItems().map(\.streamId) == [42])
     }
 
     @Test("A preview leaves the feed when --preview-ttl has passed, and likes or re-commits of it are refused")
     func previewExpires() throws {
-        let service = try ServiceProcess(arguments: ["--preview-ttl", "1"])
-        let api = try APIClient(service)
-        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let movie = TestMedia.mp4()
-        let thumbnail = TestMedia.jpeg()
-        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: thumbnail, token: token)
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
-        let committed = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        let upload = try IssuedUpload(serviceArguments: ["--preview-ttl", "1"])
+        let (api, token) = (upload.api, upload.token)
+        try upload.putBoth()
+        let committed = try upload.commit()
         try #require(committed.status == 200, "\(committed.text)")
         let item = try committed.json(FeedItem.self)
         #expect(item.expiresAt == item.updatedAt + 1)
         while unixNow() <= item.expiresAt { usleep(100_000) }
         #expect(try api.feedItems().isEmpty)
         expectError(try api.send("POST", "/api/streams/42/like", token: token), status: 404, code: "stream_not_live")
-        let again = try api.commit(streamId: 42, uploadId: issued.uploadId, token: token)
+        let again = try upload.commit()
         #expect(again.status == 409, "an expired preview is not brought back by re-committing: \(again.text)")
         #expect(try api.feedItems().isEmpty)
     }

@@ -33,8 +33,7 @@ struct HappyPathTests {
         #expect(issued.movieHeaders == ["Content-Type": "video/mp4", "Content-Length": String(movie.count)])
         #expect(issued.thumbnailHeaders == ["Content-Type": "image/jpeg", "Content-Length": String(thumbnail.count)])
 
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        try api.putBoth(issued, movie: movie, thumbnail: thumbnail)
 
         let committed = try api.postJSON(
             "/api/preview/commit", #"{"streamId":"42","uploadId":"\#(issued.uploadId)"}"#, token: token)
@@ -109,8 +108,7 @@ struct HappyPathTests {
             let issued = try api.issue(
                 streamId: stream, movie: movie, thumbnail: thumbnail, movieType: "video/quicktime",
                 thumbnailType: type, token: token)
-            #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-            #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+            try api.putBoth(issued, movie: movie, thumbnail: thumbnail)
             let committed = try api.commit(streamId: stream, uploadId: issued.uploadId, token: token)
             try #require(committed.status == 200, "\(committed.text)")
             let item = try committed.json(FeedItem.self)

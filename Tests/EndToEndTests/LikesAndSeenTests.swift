@@ -7,12 +7,8 @@ import Testing
 struct LikesAndSeenTests {
     @Test("Likes are idempotent per viewer, unlikes never go below zero, and two viewers make two")
     func likes() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let streamer = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let ann = try service.token(sub: "ann", role: "viewer")
-        let bob = try service.token(sub: "bob", role: "viewer")
-        try api.publish(streamId: 42, token: streamer)
+        let stream = try PublishedStream()
+        let (api, ann, bob) = (stream.api, stream.ann, stream.bob)
 
         for _ in 0..<2 {
             let reply = try api.send("POST", "/api/streams/42/like", token: ann)
@@ -51,12 +47,8 @@ struct LikesAndSeenTests {
 
     @Test("Seen is 204 and shows as seen for that viewer only")
     func seenIsPerViewer() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let streamer = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let ann = try service.token(sub: "ann", role: "viewer")
-        let bob = try service.token(sub: "bob", role: "viewer")
-        try api.publish(streamId: 42, token: streamer)
+        let stream = try PublishedStream()
+        let (api, ann, bob) = (stream.api, stream.ann, stream.bob)
         let seen = try api.send("POST", "/api/streams/42/seen", token: ann)
         #expect(seen.status == 204)
         #expect(seen.body.isEmpty)

@@ -26,8 +26,7 @@ struct ProtobufTests {
         let issued = try posted.protobuf(StreamPreviewPostResponse.self)
         #expect(issued.uploadId.count == 32)
         #expect(issued.movieHeaders == ["Content-Type": "video/mp4", "Content-Length": String(movie.count)])
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        try api.putBoth(issued, movie: movie, thumbnail: thumbnail)
 
         let committed = try api.send(
             "POST", "/api/preview/commit", headers: Self.protobufHeaders,

@@ -16,12 +16,8 @@ struct SignedURLTests {
 
     @Test("Tampered PUT URLs, wrong methods and wrong headers are 403 and store nothing")
     func tamperedUploadURLs() throws {
-        let service = try ServiceProcess()
-        let api = try APIClient(service)
-        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let movie = TestMedia.mp4()
-        let thumbnail = TestMedia.jpeg()
-        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: thumbnail, token: token)
+        let upload = try IssuedUpload()
+        let (api, movie, thumbnail, issued) = (upload.api, upload.movie, upload.thumbnail, upload.issued)
         let url = issued.movieBodyUrl
         let headers = issued.movieHeaders
 
@@ -63,12 +59,10 @@ struct SignedURLTests {
         // A smaller body than the signed Content-Length.
         #expect(try api.put(url, headers: ["Content-Type": "video/mp4"], body: Array(movie.prefix(100))).status == 403)
 
-        let objects = service.dataDirectory + "/objects/data"
+        let objects = upload.service.dataDirectory + "/objects/data"
         let stored = (try? FileManager.default.subpathsOfDirectory(atPath: objects)) ?? []
         #expect(!stored.contains { $0.hasSuffix(".mp4") }, "nothing stored: \(stored)")
-        expectError(
-            try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 409, code: "object_missing",
-            target: "movie")
+        expectError(try upload.commit(), status: 409, code: "object_missing", target: "movie")
 
         // The untampered URL still works afterwards.
         #expect(try api.put(url, headers: headers, body: movie).status == 200)

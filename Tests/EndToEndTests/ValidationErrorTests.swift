@@ -60,7 +60,7 @@ struct ValidationErrorTests {
         }
         for (method, path) in [
             ("GET", "/api/preview/post"), ("PUT", "/api/preview/commit"), ("POST", "/api/feed"),
-            ("GET", "/api/streams/42/like"), ("GET", "/api/preview/42"), ("DELETE", "/objects/x"), ("POST", "/healthz"),
+            ("GET", "/api/streams/42/like"), ("GET", "/api/preview/42"), ("POST", "/objects/x"), ("POST", "/healthz"),
         ] {
             let reply = try api.send(method, path)
             expectError(reply, status: 405, code: "method_not_allowed")

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewRedis
+import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp

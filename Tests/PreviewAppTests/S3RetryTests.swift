@@ -17,9 +17,9 @@ import Testing
     }()
 
     /// Answers HEAD/GET by a list of statuses, one per request, the last repeating.
-    static func server(statuses: [Int], body: [UInt8] = []) throws -> ScriptedHTTPServer {
+    static func server(statuses: [Int], body: [UInt8] = []) throws -> RawHTTPServer {
         let served = Mutex(0)
-        return try ScriptedHTTPServer { request in
+        return try RawHTTPServer { request in
             let index = served.withLock { count in
                 defer { count += 1 }
                 return count
@@ -28,14 +28,14 @@ import Testing
             let isHead = request.requestLine.hasPrefix("HEAD ")
             if status == 200 {
                 return .respond(
-                    ScriptedHTTPServer.response(
+                    RawHTTPServer.response(
                         200, headers: [("Content-Type", "video/mp4")], body: Array(repeating: 7, count: 100),
                         omitBody: isHead))
             }
             if status == 206 {
-                return .respond(ScriptedHTTPServer.response(206, "Partial Content", body: Array(repeating: 7, count: 16)))
+                return .respond(RawHTTPServer.response(206, "Partial Content", body: Array(repeating: 7, count: 16)))
             }
-            return .respond(ScriptedHTTPServer.response(status, "X", headers: [("Content-Type", "application/xml")], body: body, omitBody: isHead))
+            return .respond(RawHTTPServer.response(status, "X", headers: [("Content-Type", "application/xml")], body: body, omitBody: isHead))
         }
     }
 
@@ -87,14 +87,14 @@ import Testing
 
     @Test func aStalledServerTimesOutAndIsRetriedWithinTheBudget() throws {
         let calls = Mutex(0)
-        let server = try ScriptedHTTPServer { _ in
+        let server = try RawHTTPServer { _ in
             let first = calls.withLock { count in
                 defer { count += 1 }
                 return count == 0
             }
             return first
                 ? .stall(seconds: 3)
-                : .respond(ScriptedHTTPServer.response(206, "Partial Content", body: Array("ftyp".utf8)))
+                : .respond(RawHTTPServer.response(206, "Partial Content", body: Array("ftyp".utf8)))
         }
         defer { server.stop() }
         var configuration = Self.fast

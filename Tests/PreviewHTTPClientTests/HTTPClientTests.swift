@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewTestSupport
 import Testing
 
 @testable import PreviewHTTPClient
@@ -209,7 +210,7 @@ func echoServer() throws -> RawHTTPServer {
     }
 
     @Test func aRefusedPortIsAConnectError() throws {
-        let port = try refusedPort()
+        let port = try freeLoopbackPort()
         let error = try #require(throws: HTTPClientError.self) {
             try HTTPClient().send(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
         }

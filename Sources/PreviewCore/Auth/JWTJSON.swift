@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON of HS256 tokens: Codable DTOs with explicit keys and one configured coder
+/// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `WireJSON.encode`
 /// (sorted keys, so the same claims always give the same token).
 enum JWTJSON {
     /// The JOSE header (RFC 7515 §4.1).
@@ -49,18 +49,6 @@ enum JWTJSON {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(String(value))
-        }
-    }
-
-    static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(value))
-        } catch {
-            // The DTOs hold only strings, integers and arrays of strings, which
-            // JSONEncoder cannot fail on.
-            preconditionFailure("JSON encoding of a token DTO failed: \(error)")
         }
     }
 

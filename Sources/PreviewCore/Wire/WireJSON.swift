@@ -2,7 +2,8 @@ import Foundation
 
 /// The one configured JSON coder for the proto3 JSON mapping of the API messages.
 ///
-/// Output: sorted keys (deterministic), `/` not escaped (URLs stay readable).
+/// Output: sorted keys (deterministic), `/` not escaped (URLs stay readable); the JWT
+/// header and claims (`JWTJSON`) are written with it too.
 /// Input: the body must be UTF-8 throughout (checked first: Foundation lets bad
 /// bytes through under ignored keys); then Foundation's decoder, which caps nesting
 /// depth, so deep garbage is a clean error; its errors become `WireError` here.
@@ -13,9 +14,10 @@ enum WireJSON {
         do {
             return Array(try encoder.encode(value))
         } catch {
-            // The DTOs hold only strings, bools, integers, string maps and arrays of DTOs,
-            // which JSONEncoder cannot fail on (no floats, no non-string keys).
-            preconditionFailure("JSON encoding of a wire DTO failed: \(error)")
+            // The DTOs (wire messages and token parts) hold only strings, bools, integers,
+            // string maps and arrays of these or of DTOs, which JSONEncoder cannot fail on
+            // (no floats, no non-string keys).
+            preconditionFailure("JSON encoding of a DTO failed: \(error)")
         }
     }
 

@@ -1,5 +1,5 @@
-// A scripted HTTP/1.1 server on loopback (copied from PreviewHTTPClientTests' RawHTTPServer, public for
-// other test targets): canned answers such as 503, 503, 200 for retry tests, and the exact request lines.
+// A scripted HTTP/1.1 server on loopback, for the HTTP client's tests and the S3 retry tests: canned answers
+// (such as 503, 503, 200), stalls, and the exact request lines and headers the client sent.
 import Foundation
 import Synchronization
 
@@ -8,7 +8,7 @@ import Synchronization
 #endif
 
 /// One request as it arrived on the socket, before any parsing a real server would do.
-public struct ScriptedRequest: Sendable {
+public struct CapturedRequest: Sendable {
     public var requestLine: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
@@ -22,7 +22,7 @@ public struct ScriptedRequest: Sendable {
 }
 
 /// What the server does with a request.
-public enum ScriptedAction: Sendable {
+public enum ServerAction: Sendable {
     /// Writes these bytes (a whole response, or interim responses followed by one) and keeps reading.
     case respond([UInt8])
     /// Sends nothing for a while, then closes.
@@ -32,19 +32,19 @@ public enum ScriptedAction: Sendable {
 /// A deliberately small HTTP/1.1 server on 127.0.0.1 written with POSIX sockets: it records
 /// request lines, headers and bodies byte for byte, and counts accepted connections. It
 /// understands only `Content-Length` bodies, which is all the client sends.
-public final class ScriptedHTTPServer: Sendable {
+public final class RawHTTPServer: Sendable {
     public let port: UInt16
     private let listener: Int32
-    private let handler: @Sendable (ScriptedRequest) -> ScriptedAction
+    private let handler: @Sendable (CapturedRequest) -> ServerAction
     private let state = Mutex(State())
 
     private struct State {
-        public var requests: [ScriptedRequest] = []
+        var requests: [CapturedRequest] = []
         var acceptedConnections = 0
         var stopped = false
     }
 
-    public init(handler: @escaping @Sendable (ScriptedRequest) -> ScriptedAction) throws {
+    public init(handler: @escaping @Sendable (CapturedRequest) -> ServerAction) throws {
         self.handler = handler
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw SocketFailure(call: "socket") }
@@ -71,7 +71,7 @@ public final class ScriptedHTTPServer: Sendable {
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
-    public var requests: [ScriptedRequest] { state.withLock { $0.requests } }
+    public var requests: [CapturedRequest] { state.withLock { $0.requests } }
     public var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
 
     public func stop() {
@@ -118,7 +118,7 @@ public final class ScriptedHTTPServer: Sendable {
         }
     }
 
-    private func readRequest(_ connection: Int32, number: Int, buffer: inout [UInt8]) -> ScriptedRequest? {
+    private func readRequest(_ connection: Int32, number: Int, buffer: inout [UInt8]) -> CapturedRequest? {
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         var headEnd: Int?
         while true {
@@ -142,7 +142,7 @@ public final class ScriptedHTTPServer: Sendable {
         }
         let body = Array(buffer[headEnd..<(headEnd + length)])
         buffer.removeFirst(headEnd + length)
-        return ScriptedRequest(requestLine: requestLine, headers: headers, body: body, connection: number)
+        return CapturedRequest(requestLine: requestLine, headers: headers, body: body, connection: number)
     }
 
     private func receive(_ connection: Int32, into buffer: inout [UInt8]) -> Bool {
