@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: all deps test-deps build release run test clean help
+.PHONY: all deps test-deps build release run test lint format clean help
 
 all: build
 
@@ -10,6 +10,7 @@ help:
 	@echo "make run    install Debian packages (as root), build release, start 'streampreview serve' (ARGS=... adds flags)"
 	@echo "make test   install Debian packages (as root), build and run the whole test suite"
 	@echo "make build  debug build"
+	@echo "make lint   swift format lint (strict, the checked-in .swift-format); make format applies it"
 
 deps:
 	scripts/install-deps.sh run
@@ -26,8 +27,14 @@ release: deps
 run: release
 	.build/release/streampreview serve $(ARGS)
 
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+
+format:
+	$(SWIFT) format format -i -r Sources Tests Package.swift
+
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip LocalStack
 	scripts/test-s3.sh

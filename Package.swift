@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "PreviewCore", swiftSettings: strict),
         .target(name: "PreviewRedis", dependencies: ["PreviewCore", "CHiredis"], swiftSettings: strict),
         .target(name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShims"], swiftSettings: strict),
-        .target(name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShims"], swiftSettings: strict),
+        .target(
+            name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShims"], swiftSettings: strict),
         .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "PreviewApp",
@@ -35,10 +36,16 @@ let package = Package(
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(name: "PreviewRedisTests", dependencies: ["PreviewRedis", "PreviewTestSupport"]),
-        .testTarget(name: "PreviewHTTPClientTests", dependencies: ["PreviewHTTPClient", "PreviewHTTPServer", "PreviewTestSupport"]),
-        .testTarget(name: "PreviewHTTPServerTests", dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
+        .testTarget(
+            name: "PreviewHTTPClientTests",
+            dependencies: ["PreviewHTTPClient", "PreviewHTTPServer", "PreviewTestSupport"]),
+        .testTarget(
+            name: "PreviewHTTPServerTests",
+            dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
         .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient", "PreviewCrypto"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient", "PreviewCrypto"]),
     ]
 )

@@ -28,14 +28,16 @@ final class MHDDaemon {
         // (NOTES-C). ITC lets stop() quiesce the listener first. Each request is suspended
         // while a ResponderPool worker runs the responder: an MHD thread owns its connections,
         // so a responder blocking it would stall all of them, even with other workers idle.
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
             | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         // MHD's own threads only parse and write, so one per core is plenty.
         let ioThreads = UInt32(max(1, min(Int(poolSize), sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
         guard let pool = ResponderPool(threadCount: Int(poolSize)) else {
-            throw .startFailed(host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
+            throw .startFailed(
+                host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
         }
         let context = ServerContext(responder: responder, pool: pool)
         var reason = [CChar](repeating: 0, count: 512)

@@ -2,9 +2,9 @@
 import CHiredis
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One blocking hiredis connection with connect and command timeouts; sends AUTH and SELECT on every (re)connect.
@@ -73,7 +73,9 @@ public final class RedisConnection {
         let c = try connectedContext()
         do {
             for command in commands {
-                let status = Self.withArgv(command) { argc, argv, lengths in redisAppendCommandArgv(c, argc, argv, lengths) }
+                let status = Self.withArgv(command) { argc, argv, lengths in
+                    redisAppendCommandArgv(c, argc, argv, lengths)
+                }
                 // Only fails when out of memory; the output buffer is then in an unknown state.
                 guard status == REDIS_OK else { throw Self.error(from: c, savedErrno: errno, endpoint: endpoint) }
             }
@@ -100,7 +102,8 @@ public final class RedisConnection {
 
     private func load(_ script: RedisScript) throws -> String {
         guard let sha = try command(["SCRIPT", "LOAD", script.source]).string else {
-            throw RedisError(kind: .protocolError, message: "SCRIPT LOAD of '\(script.name)' did not answer with a SHA1")
+            throw RedisError(
+                kind: .protocolError, message: "SCRIPT LOAD of '\(script.name)' did not answer with a SHA1")
         }
         scriptSHAs[script] = sha
         return sha
@@ -139,7 +142,8 @@ public final class RedisConnection {
                 throw error
             }
             guard redisSetTimeout(c, Self.makeTimeval(seconds: commandTimeout)) == REDIS_OK else {
-                throw RedisError(kind: .connection, message: "cannot set the command timeout on \(endpoint): \(Self.errorText(c))")
+                throw RedisError(
+                    kind: .connection, message: "cannot set the command timeout on \(endpoint): \(Self.errorText(c))")
             }
             if let password = endpoint.password {
                 let args = ["AUTH"] + (endpoint.username.map { [$0] } ?? []) + [password]  // AUTH [username] password
@@ -150,7 +154,8 @@ public final class RedisConnection {
             if endpoint.database != 0 {
                 let args = ["SELECT", String(endpoint.database)].map { Array($0.utf8) }
                 if case .error(let message) = try Self.roundTrip(c, args, endpoint: endpoint) {
-                    throw RedisError(kind: .server, message: "SELECT \(endpoint.database) refused by \(endpoint): \(message)")
+                    throw RedisError(
+                        kind: .server, message: "SELECT \(endpoint.database) refused by \(endpoint): \(message)")
                 }
             }
         } catch {
@@ -173,7 +178,8 @@ public final class RedisConnection {
         return copy(raw.assumingMemoryBound(to: redisReply.self))
     }
 
-    private static func readReply(_ c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint) throws -> RedisValue {
+    private static func readReply(_ c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint) throws -> RedisValue
+    {
         var raw: UnsafeMutableRawPointer?
         let status = redisGetReply(c, &raw)
         let savedErrno = errno
@@ -221,7 +227,9 @@ public final class RedisConnection {
         flat.append(0)  // never empty, so the buffer has a base address even when every argument is empty
         return flat.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                var argv: [UnsafePointer<CChar>?] = offsets.map { chars.baseAddress.map(UnsafePointer.init)?.advanced(by: $0) }
+                var argv: [UnsafePointer<CChar>?] = offsets.map {
+                    chars.baseAddress.map(UnsafePointer.init)?.advanced(by: $0)
+                }
                 return argv.withUnsafeMutableBufferPointer { argvBuffer in
                     lengths.withUnsafeBufferPointer { lengthBuffer in
                         body(Int32(clamping: args.count), argvBuffer.baseAddress, lengthBuffer.baseAddress)

@@ -39,7 +39,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// User name and password may be percent-encoded. The port defaults to 6379, the database to 0.
     /// `rediss://` is refused: hiredis 0.14 has no TLS.
     public static func parse(_ url: String) throws -> RedisEndpoint {
-        func invalid(_ why: String) -> RedisError { RedisError(kind: .invalidURL, message: "\(why) in '\(redactedForError(url))'") }
+        func invalid(_ why: String) -> RedisError {
+            RedisError(kind: .invalidURL, message: "\(why) in '\(redactedForError(url))'")
+        }
 
         let lower = url.lowercased()
         if lower.hasPrefix("redis://") {
@@ -69,7 +71,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             username = user.isEmpty ? nil : user
             password = try percentDecoded(userinfo[userinfo.index(after: colon)...], invalid: invalid)
         }
-        if hostPart.contains("?") { throw invalid("query parameters are not supported for redis:// (put the db in the path)") }
+        if hostPart.contains("?") {
+            throw invalid("query parameters are not supported for redis:// (put the db in the path)")
+        }
 
         var pathPart: Substring = ""
         if let slash = hostPart.firstIndex(of: "/") {
@@ -105,10 +109,13 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
 
         var database = 0
         if !pathPart.isEmpty {
-            guard let value = Int(pathPart), value >= 0 else { throw invalid("database must be a non-negative integer") }
+            guard let value = Int(pathPart), value >= 0 else {
+                throw invalid("database must be a non-negative integer")
+            }
             database = value
         }
-        return RedisEndpoint(address: .tcp(host: String(host), port: port), database: database, username: username, password: password)
+        return RedisEndpoint(
+            address: .tcp(host: String(host), port: port), database: database, username: username, password: password)
     }
 
     private static func parseUnix(_ rest: String, invalid: (String) -> RedisError) throws -> RedisEndpoint {
@@ -118,7 +125,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             path = rest[..<mark]
             query = rest[rest.index(after: mark)...]
         }
-        guard path.hasPrefix("/"), path.count > 1 else { throw invalid("unix socket path must be absolute (unix:///path/to/sock)") }
+        guard path.hasPrefix("/"), path.count > 1 else {
+            throw invalid("unix socket path must be absolute (unix:///path/to/sock)")
+        }
 
         var endpoint = RedisEndpoint(address: .unix(path: try percentDecoded(path, invalid: invalid)))
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -156,7 +165,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             else { throw invalid("malformed percent escape") }
             bytes.append(value)
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw invalid("percent escape is not UTF-8") }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw invalid("percent escape is not UTF-8")
+        }
         return decoded
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why a redis-server child could not be started.
@@ -52,7 +52,8 @@ public final class RedisServerProcess: Sendable {
         guard let program = resolveExecutable(executable) else {
             throw RedisServerError(
                 message: "cannot start redis: executable '\(executable)' not found or not executable "
-                    + "(PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "")); install redis-server or pass its path")
+                    + "(PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "")); install redis-server or pass its path"
+            )
         }
         do {
             try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,17 +62,18 @@ public final class RedisServerProcess: Sendable {
         }
         let logPath = directory + "/redis-server.log"
 
-        let arguments = [
-            program,
-            "--port", "0",
-            "--unixsocket", socketPath,
-            "--unixsocketperm", "700",
-            "--dir", directory,
-            "--daemonize", "no",
-            "--save", "",
-            "--appendonly", appendOnly ? "yes" : "no",
-            "--logfile", logPath,
-        ] + extraArguments
+        let arguments =
+            [
+                program,
+                "--port", "0",
+                "--unixsocket", socketPath,
+                "--unixsocketperm", "700",
+                "--dir", directory,
+                "--daemonize", "no",
+                "--save", "",
+                "--appendonly", appendOnly ? "yes" : "no",
+                "--logfile", logPath,
+            ] + extraArguments
 
         let child: ChildProcess
         do {

@@ -2,7 +2,7 @@ import Foundation
 public import PreviewRedis
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private redis-server for one test suite (instance): a fresh directory under /tmp (short, so the unix socket

@@ -2,13 +2,13 @@
 // check signatures), and LocalStack's S3 (verifies SigV4), started by scripts/test-s3.sh in a network
 // namespace with only loopback and handed to the tests as STREAMPREVIEW_TEST_LOCALSTACK.
 import Foundation
-public import PreviewHTTPClient
 import PreviewCore
+public import PreviewHTTPClient
 import PreviewRedis
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An S3-compatible endpoint on loopback and the unsigned requests tests use to set it up and to look
@@ -45,7 +45,8 @@ public struct S3TestEndpoint: Sendable {
 
     /// Stores an object with an unsigned PUT (seeding a test; path encoded by `encodedKey`).
     public func putObject(bucket: String, encodedKey: String, bytes: [UInt8], contentType: String) throws {
-        let response = try send("PUT", "/\(bucket)/\(encodedKey)", headers: [("Content-Type", contentType)], body: bytes)
+        let response = try send(
+            "PUT", "/\(bucket)/\(encodedKey)", headers: [("Content-Type", contentType)], body: bytes)
         guard response.status == 200 else {
             throw ServiceProcessError("seeding \(bucket)/\(encodedKey) answered \(response.status)")
         }
@@ -61,7 +62,9 @@ public struct S3TestEndpoint: Sendable {
         let text = String(decoding: response.body, as: UTF8.self)
         var keys: [String] = []
         var rest = text[...]
-        while let open = rest.range(of: "<Key>"), let close = rest.range(of: "</Key>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<Key>"),
+            let close = rest.range(of: "</Key>", range: open.upperBound..<rest.endIndex)
+        {
             keys.append(Self.decodeXML(String(rest[open.upperBound..<close.lowerBound])))
             rest = rest[close.upperBound...]
         }
@@ -117,12 +120,13 @@ public final class MotoServer: Sendable {
     /// The process-wide moto_server, started on first use.
     public static func start() throws -> MotoServer {
         try shared.withLock { state in
-            if state == nil {
-                do { state = .success(try MotoServer()) } catch let error as ServiceProcessError {
-                    state = .failure(error)
-                } catch { state = .failure(ServiceProcessError("\(error)")) }
-            }
-            return try state!.get()
+            if let state { return try state.get() }
+            let started: Result<MotoServer, ServiceProcessError>
+            do { started = .success(try MotoServer()) } catch let error as ServiceProcessError {
+                started = .failure(error)
+            } catch { started = .failure(ServiceProcessError("\(error)")) }
+            state = started
+            return try started.get()
         }
     }
 

@@ -4,7 +4,7 @@ import PreviewRedis
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the service binary could not be found, started or run.
@@ -209,7 +209,8 @@ public final class ServiceProcess: Sendable {
             }
             if let status = child.termination?.code {
                 let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-                throw ServiceProcessError("streampreview serve exited (\(status)) before listening:\n\(log.suffix(2000))")
+                throw ServiceProcessError(
+                    "streampreview serve exited (\(status)) before listening:\n\(log.suffix(2000))")
             }
             usleep(20_000)
         }

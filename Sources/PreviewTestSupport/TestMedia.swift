@@ -39,7 +39,8 @@ public enum TestMedia {
 
     /// A JPEG: SOI, an APP0/JFIF segment, then filler and EOI.
     public static func jpeg(size: Int = 1024, seed: UInt8 = 0) -> [UInt8] {
-        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+        var bytes: [UInt8] =
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
         bytes += pattern(count: max(0, size - bytes.count - 2), seed: seed)
         return bytes + [0xFF, 0xD9]
     }
@@ -77,7 +78,9 @@ public enum TestMedia {
     }
 
     private static func bigEndian32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-         UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

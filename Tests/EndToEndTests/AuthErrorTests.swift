@@ -62,7 +62,8 @@ struct AuthErrorTests {
         expectError(
             try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: other), status: 403, code: "forbidden",
             target: "streamId")
-        expectError(try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: viewer), status: 403, code: "forbidden")
+        expectError(
+            try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: viewer), status: 403, code: "forbidden")
         expectError(
             try api.commit(streamId: 42, uploadId: issued.uploadId, token: other), status: 403, code: "forbidden")
         expectError(
@@ -82,7 +83,8 @@ struct AuthErrorTests {
                 try api.postJSON("/api/preview/post", #"{"streamId":"abc"}"#, token: token), status: 400,
                 code: "invalid_argument", target: "streamId")
             expectError(
-                try api.postJSON("/api/preview/post", #"{"streamId":"42","movieContentType":"video/avi"}"#, token: token),
+                try api.postJSON(
+                    "/api/preview/post", #"{"streamId":"42","movieContentType":"video/avi"}"#, token: token),
                 status: 400, code: "invalid_argument", target: "movieContentType")
         }
     }

@@ -16,7 +16,9 @@ struct CommitAndCacheTests {
         #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
         let again = try api.feed(token: viewer)
         #expect(again.headers["ETag"] == etag)
-        #expect(try again.json(FeedResponse.self).items.map(\.movieUrl) == first.json(FeedResponse.self).items.map(\.movieUrl),
+        #expect(
+            try again.json(FeedResponse.self).items.map(\.movieUrl)
+                == first.json(FeedResponse.self).items.map(\.movieUrl),
             "every read in a window gets the same GET URL")
 
         let notModified = try api.feed(token: viewer, headers: [("If-None-Match", etag)])

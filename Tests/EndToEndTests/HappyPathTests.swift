@@ -47,7 +47,9 @@ struct HappyPathTests {
         // What commit read from the clip's boxes (TestMedia.mp4: 10 s, 640x360, moov before mdat).
         #expect(item.durationMs == 10_000 && item.width == 640 && item.height == 360 && item.fastStart)
         // proto3 JSON: int64 as strings, defaults always written.
-        for fragment in [#""streamId":"42""#, #""previewVersion":"1""#, #""likes":"0""#, #""seen":false"#, #""liked":false"#] {
+        for fragment in [
+            #""streamId":"42""#, #""previewVersion":"1""#, #""likes":"0""#, #""seen":false"#, #""liked":false"#,
+        ] {
             #expect(committed.text.contains(fragment), "\(committed.text)")
         }
 
@@ -103,7 +105,9 @@ struct HappyPathTests {
         let service = try ServiceProcess()
         let api = try APIClient(service)
         let token = try service.token(sub: "alice", role: "streamer", streams: [7, 8])
-        for (stream, thumbnail, type) in [(Int64(7), TestMedia.png(), "image/png"), (8, TestMedia.webp(), "image/webp")] {
+        for (stream, thumbnail, type) in [
+            (Int64(7), TestMedia.png(), "image/png"), (8, TestMedia.webp(), "image/webp"),
+        ] {
             let movie = TestMedia.mp4(size: 3000, seed: UInt8(stream))
             let issued = try api.issue(
                 streamId: stream, movie: movie, thumbnail: thumbnail, movieType: "video/quicktime",

@@ -4,7 +4,7 @@ import PreviewTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process as operators see it: health, help, usage errors, SIGTERM, restart on the same data.

@@ -29,18 +29,27 @@ struct LocalStackFlowTests {
         // One hex digit of the signature changed.
         let signature = try #require(url.components(separatedBy: "X-Amz-Signature=").last)
         let flipped = (signature.first == "0" ? "1" : "0") + signature.dropFirst()
-        expectForbidden(try flow.api.put(replacingQueryValue(url, name: "X-Amz-Signature", with: flipped), headers: headers, body: movie), "tampered signature")
+        expectForbidden(
+            try flow.api.put(
+                replacingQueryValue(url, name: "X-Amz-Signature", with: flipped), headers: headers, body: movie),
+            "tampered signature")
         // Another object key with the same query.
-        expectForbidden(try flow.api.put(url.replacingOccurrences(of: "/movie.", with: "/movie2."), headers: headers, body: movie), "changed key")
+        expectForbidden(
+            try flow.api.put(url.replacingOccurrences(of: "/movie.", with: "/movie2."), headers: headers, body: movie),
+            "changed key")
         // Another Content-Type than the signed one.
         var otherType = headers
         otherType["Content-Type"] = "video/quicktime"
         expectForbidden(try flow.api.put(url, headers: otherType, body: movie), "wrong Content-Type")
         // A body of another length than the signed Content-Length (curl sends the real length).
-        expectForbidden(try flow.api.put(url, headers: headers.filter { $0.key != "Content-Length" }, body: movie + [0]), "wrong length")
+        expectForbidden(
+            try flow.api.put(url, headers: headers.filter { $0.key != "Content-Length" }, body: movie + [0]),
+            "wrong length")
         // Another host name for the same server: host is signed.
         let otherHost = url.replacingOccurrences(of: "http://127.0.0.1:", with: "http://localhost:")
-        if otherHost != url { expectForbidden(try flow.api.put(otherHost, headers: headers, body: movie), "wrong host") }
+        if otherHost != url {
+            expectForbidden(try flow.api.put(otherHost, headers: headers, body: movie), "wrong host")
+        }
 
         // Nothing of the above stored anything; the real PUT works.
         #expect(try flow.endpoint.listKeys(bucket: flow.bucket).isEmpty)
@@ -48,7 +57,8 @@ struct LocalStackFlowTests {
     }
 
     @Test func anExpiredUploadURLIsRefused() throws {
-        let flow = try S3Flow(endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsexp", extraArguments: ["--upload-url-ttl", "1"])
+        let flow = try S3Flow(
+            endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsexp", extraArguments: ["--upload-url-ttl", "1"])
         let token = try flow.service.token(sub: "s3-903", role: "streamer", streams: [903])
         let movie = TestMedia.mp4(size: 1500)
         let issued = try flow.api.issue(streamId: 903, movie: movie, thumbnail: TestMedia.jpeg(), token: token)

@@ -66,7 +66,8 @@ struct ProtobufTests {
 
         let unknown = try api.send(
             "POST", "/api/preview/commit", headers: Self.protobufHeaders,
-            body: StreamPreviewCommitRequest(streamId: 42, uploadId: String(repeating: "ab", count: 16)).protobufBytes(),
+            body: StreamPreviewCommitRequest(streamId: 42, uploadId: String(repeating: "ab", count: 16))
+                .protobufBytes(),
             token: token)
         expectError(unknown, status: 409, code: "upload_not_found", target: "uploadId", protobuf: true)
 
@@ -103,7 +104,8 @@ struct ProtobufTests {
         #expect(try api.feedItems().isEmpty)
 
         let thumbnail = TestMedia.jpeg(size: 333)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        #expect(
+            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
         let committed = try api.send(
             "POST", "/api/preview/commit", headers: [("Content-Type", Self.protobuf)],
             body: StreamPreviewCommitRequest(streamId: 42, uploadId: issued.uploadId).protobufBytes(), token: token)

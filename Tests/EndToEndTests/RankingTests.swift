@@ -6,7 +6,8 @@ import Testing
 /// The play order over HTTP: unseen (newest first), then seen (most liked first); `current`, `limit`.
 @Suite("Feed ranking")
 struct RankingTests {
-    @Test("Unseen streams come first, newest first; seen ones follow by likes; current leads; a new clip is unseen again")
+    @Test(
+        "Unseen streams come first, newest first; seen ones follow by likes; current leads; a new clip is unseen again")
     func playOrder() throws {
         let service = try ServiceProcess()
         let api = try APIClient(service)

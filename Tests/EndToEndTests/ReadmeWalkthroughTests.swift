@@ -16,11 +16,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: work) }
         // `token` without --data-dir reads ./.streampreview, as in the README; the sample
         // media sit where they do in the repository.
-        try FileManager.default.createSymbolicLink(atPath: work + "/.streampreview", withDestinationPath: service.dataDirectory)
-        try FileManager.default.createSymbolicLink(atPath: work + "/Tests", withDestinationPath: Self.repositoryRoot + "/Tests")
-        let script = "set -euo pipefail\n"
+        try FileManager.default.createSymbolicLink(
+            atPath: work + "/.streampreview", withDestinationPath: service.dataDirectory)
+        try FileManager.default.createSymbolicLink(
+            atPath: work + "/Tests", withDestinationPath: Self.repositoryRoot + "/Tests")
+        let script =
+            "set -euo pipefail\n"
             + block.replacingOccurrences(of: "S=http://127.0.0.1:8080\n", with: "S=\(service.baseURL)\n")
-            .replacingOccurrences(of: "SP=.build/release/streampreview\n", with: "SP=\(try ServiceProcess.binaryPath())\n")
+            .replacingOccurrences(
+                of: "SP=.build/release/streampreview\n", with: "SP=\(try ServiceProcess.binaryPath())\n")
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

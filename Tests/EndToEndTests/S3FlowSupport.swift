@@ -34,12 +34,16 @@ struct S3Flow {
         let issued = try api.issue(streamId: streamId, movie: movie, thumbnail: thumbnail, token: token)
         try #require(issued.movieBodyUrl.hasPrefix("\(endpoint.url)/\(bucket)/"), sourceLocation: sourceLocation)
         let moviePut = try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie)
-        try #require(moviePut.status == 200, "movie PUT \(moviePut.status): \(moviePut.text)", sourceLocation: sourceLocation)
+        try #require(
+            moviePut.status == 200, "movie PUT \(moviePut.status): \(moviePut.text)", sourceLocation: sourceLocation)
         let thumbPut = try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail)
-        try #require(thumbPut.status == 200, "thumbnail PUT \(thumbPut.status): \(thumbPut.text)", sourceLocation: sourceLocation)
+        try #require(
+            thumbPut.status == 200, "thumbnail PUT \(thumbPut.status): \(thumbPut.text)", sourceLocation: sourceLocation
+        )
 
         let committed = try api.commit(streamId: streamId, uploadId: issued.uploadId, token: token)
-        try #require(committed.status == 200, "commit \(committed.status): \(committed.text)", sourceLocation: sourceLocation)
+        try #require(
+            committed.status == 200, "commit \(committed.status): \(committed.text)", sourceLocation: sourceLocation)
         let item = try #require(
             try api.feedItems().first { $0.streamId == streamId }, "stream in the feed", sourceLocation: sourceLocation)
         #expect(item.movieUrl.hasPrefix("\(endpoint.url)/\(bucket)/"), sourceLocation: sourceLocation)

@@ -11,7 +11,9 @@ struct SignedURLTests {
     func expectRefused(_ reply: Reply, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == 403, "\(what): \(reply.status) \(reply.text)", sourceLocation: sourceLocation)
         let code = (try? reply.json(ErrorResponse.self))?.code
-        #expect(code == "signature_invalid" || code == "url_expired", "\(what): \(reply.text)", sourceLocation: sourceLocation)
+        #expect(
+            code == "signature_invalid" || code == "url_expired", "\(what): \(reply.text)",
+            sourceLocation: sourceLocation)
     }
 
     @Test("Tampered PUT URLs, wrong methods and wrong headers are 403 and store nothing")
@@ -31,21 +33,26 @@ struct SignedURLTests {
         let thumbnailURL = issued.movieThumbnailBodyUrl
         let thumbnailQuery = String(thumbnailURL[(thumbnailURL.firstIndex(of: "?") ?? thumbnailURL.endIndex)...])
         expectRefused(
-            try api.put(path + thumbnailQuery, headers: issued.thumbnailHeaders, body: thumbnail), "query of another key")
+            try api.put(path + thumbnailQuery, headers: issued.thumbnailHeaders, body: thumbnail),
+            "query of another key")
 
         expectRefused(try api.send("GET", url), "PUT URL used with GET")
         #expect(try api.send("HEAD", url).status == 403, "PUT URL used with HEAD")
         let expires = try #require(queryValue(url, name: "X-Amz-Expires"))
         expectRefused(
-            try api.put(replacingQueryValue(url, name: "X-Amz-Expires", with: String((Int(expires) ?? 0) + 1)), headers: headers, body: movie),
+            try api.put(
+                replacingQueryValue(url, name: "X-Amz-Expires", with: String((Int(expires) ?? 0) + 1)),
+                headers: headers, body: movie),
             "changed X-Amz-Expires")
         let signature = try #require(queryValue(url, name: "X-Amz-Signature"))
         let flipped = String(signature.dropLast()) + (signature.hasSuffix("0") ? "1" : "0")
         expectRefused(
-            try api.put(replacingQueryValue(url, name: "X-Amz-Signature", with: flipped), headers: headers, body: movie),
+            try api.put(
+                replacingQueryValue(url, name: "X-Amz-Signature", with: flipped), headers: headers, body: movie),
             "changed X-Amz-Signature")
         expectRefused(
-            try api.put(replacingQueryValue(url, name: "x-sp-max-bytes", with: "99999999"), headers: headers, body: movie),
+            try api.put(
+                replacingQueryValue(url, name: "x-sp-max-bytes", with: "99999999"), headers: headers, body: movie),
             "raised x-sp-max-bytes")
 
         var wrongType = headers
@@ -77,7 +84,9 @@ struct SignedURLTests {
         #expect(try api.send("GET", item.movieUrl).status == 200)
         let signature = try #require(queryValue(item.movieUrl, name: "X-Amz-Signature"))
         let flipped = String(signature.dropLast()) + (signature.hasSuffix("0") ? "1" : "0")
-        expectRefused(try api.send("GET", replacingQueryValue(item.movieUrl, name: "X-Amz-Signature", with: flipped)), "signature")
+        expectRefused(
+            try api.send("GET", replacingQueryValue(item.movieUrl, name: "X-Amz-Signature", with: flipped)), "signature"
+        )
         // The clip's query on the thumbnail's path.
         let thumbnailPath = String(item.thumbnailUrl[..<(try #require(item.thumbnailUrl.firstIndex(of: "?")))])
         let movieQuery = String(item.movieUrl[(try #require(item.movieUrl.firstIndex(of: "?")))...])
@@ -118,7 +127,8 @@ struct SignedURLTests {
         let stored = (try? FileManager.default.subpathsOfDirectory(atPath: objects)) ?? []
         #expect(!stored.contains { $0.hasSuffix(".mp4") || $0.hasSuffix(".jpg") }, "nothing stored: \(stored)")
         expectError(
-            try api.commit(streamId: 42, uploadId: declared.uploadId, token: token), status: 409, code: "object_missing",
+            try api.commit(streamId: 42, uploadId: declared.uploadId, token: token), status: 409,
+            code: "object_missing",
             target: "movie")
         #expect(try api.put(open.movieThumbnailBodyUrl, headers: open.thumbnailHeaders, body: thumbnail).status == 200)
         #expect(try api.feedItems().isEmpty)

@@ -38,13 +38,15 @@ struct ValidationErrorTests {
         let api = try APIClient(service)
         let token = try service.token(sub: "sam", role: "streamer", streams: [42])
         for body in [#"{"streamId":"42""#, "not json", #"{"streamId":true}"#, #"["streamId"]"#] {
-            expectError(try api.postJSON("/api/preview/post", body, token: token), status: 400, code: "invalid_argument")
+            expectError(
+                try api.postJSON("/api/preview/post", body, token: token), status: 400, code: "invalid_argument")
         }
         let padding = String(repeating: " ", count: 70 * 1024)
         let huge = try api.postJSON("/api/preview/post", #"{"streamId":"42"\#(padding)}"#, token: token)
         expectError(huge, status: 413, code: "payload_too_large")
         let plain = try api.send(
-            "POST", "/api/preview/post", headers: [("Content-Type", "text/plain")], body: Array(#"{"streamId":"42"}"#.utf8),
+            "POST", "/api/preview/post", headers: [("Content-Type", "text/plain")],
+            body: Array(#"{"streamId":"42"}"#.utf8),
             token: token)
         expectError(plain, status: 415, code: "unsupported_media_type")
         let none = try api.send("POST", "/api/preview/post", body: Array(#"{"streamId":"42"}"#.utf8), token: token)
@@ -82,7 +84,9 @@ struct ValidationErrorTests {
                 target: "uploadId")
         }
         expectError(
-            try api.postJSON("/api/preview/commit", #"{"streamId":"0","uploadId":"\#(String(repeating: "a", count: 32))"}"#, token: token),
+            try api.postJSON(
+                "/api/preview/commit", #"{"streamId":"0","uploadId":"\#(String(repeating: "a", count: 32))"}"#,
+                token: token),
             status: 400, code: "invalid_argument", target: "streamId")
 
         // Junk declared as video/mp4 and PUT with the right headers: stored, then refused by its leading bytes.
@@ -90,9 +94,11 @@ struct ValidationErrorTests {
         let thumbnail = TestMedia.jpeg()
         let issued = try api.issue(streamId: 42, movie: junk, thumbnail: thumbnail, token: token)
         expectError(
-            try api.commit(streamId: 43, uploadId: issued.uploadId, token: token), status: 409, code: "upload_not_found")
+            try api.commit(streamId: 43, uploadId: issued.uploadId, token: token), status: 409, code: "upload_not_found"
+        )
         #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: junk).status == 200)
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        #expect(
+            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
         expectError(
             try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
@@ -101,7 +107,9 @@ struct ValidationErrorTests {
         let cutOff = TestMedia.mp4WithoutMovieBox()
         let truncated = try api.issue(streamId: 42, movie: cutOff, thumbnail: thumbnail, token: token)
         #expect(try api.put(truncated.movieBodyUrl, headers: truncated.movieHeaders, body: cutOff).status == 200)
-        #expect(try api.put(truncated.movieThumbnailBodyUrl, headers: truncated.thumbnailHeaders, body: thumbnail).status == 200)
+        #expect(
+            try api.put(truncated.movieThumbnailBodyUrl, headers: truncated.thumbnailHeaders, body: thumbnail).status
+                == 200)
         expectError(
             try api.commit(streamId: 42, uploadId: truncated.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
@@ -111,7 +119,9 @@ struct ValidationErrorTests {
         let png = TestMedia.png()
         let mislabelled = try api.issue(streamId: 42, movie: movie, thumbnail: png, token: token)
         #expect(try api.put(mislabelled.movieBodyUrl, headers: mislabelled.movieHeaders, body: movie).status == 200)
-        #expect(try api.put(mislabelled.movieThumbnailBodyUrl, headers: mislabelled.thumbnailHeaders, body: png).status == 200)
+        #expect(
+            try api.put(mislabelled.movieThumbnailBodyUrl, headers: mislabelled.thumbnailHeaders, body: png).status
+                == 200)
         expectError(
             try api.commit(streamId: 42, uploadId: mislabelled.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "thumbnail")
@@ -120,7 +130,9 @@ struct ValidationErrorTests {
         let posted = try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: token)
         let undeclared = try posted.json(StreamPreviewPostResponse.self)
         #expect(try api.put(undeclared.movieBodyUrl, headers: undeclared.movieHeaders, body: []).status == 200)
-        #expect(try api.put(undeclared.movieThumbnailBodyUrl, headers: undeclared.thumbnailHeaders, body: thumbnail).status == 200)
+        #expect(
+            try api.put(undeclared.movieThumbnailBodyUrl, headers: undeclared.thumbnailHeaders, body: thumbnail).status
+                == 200)
         expectError(
             try api.commit(streamId: 42, uploadId: undeclared.uploadId, token: token), status: 422,
             code: "object_size_mismatch", target: "movie")

@@ -20,7 +20,8 @@ final class AppHarness {
     let sweeper: Sweeper
     let secret = "test-token-secret"
 
-    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn) throws {
+    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn) throws
+    {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
         let crypto = OpenSSLCrypto()
@@ -72,7 +73,8 @@ final class AppHarness {
         }
         if let body { request.body = body }
         for (name, value) in headers { request.headers.add(name, value) }
-        let head = HTTPRequestHead(method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
+        let head = HTTPRequestHead(
+            method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
         if request.body.count > router.bodyLimit(for: head) {
             request.body = []
             request.bodyTooLarge = true
@@ -82,7 +84,8 @@ final class AppHarness {
 
     /// Issues an upload, PUTs both objects through the local store, and commits.
     @discardableResult
-    func publish(stream: Int64, movie: [UInt8] = TestClips.mp4, thumbnail: [UInt8] = TestClips.jpeg) throws -> FeedItem {
+    func publish(stream: Int64, movie: [UInt8] = TestClips.mp4, thumbnail: [UInt8] = TestClips.jpeg) throws -> FeedItem
+    {
         let streamer = token("streamer-\(stream)", .streamer, streams: [stream])
         let issued = try upload(stream: stream, token: streamer, movie: movie, thumbnail: thumbnail)
         let committed = send(
@@ -100,9 +103,12 @@ final class AppHarness {
         try #require(posted.status == 200, "post: \(posted.text)")
         let issued = try StreamPreviewPostResponse(json: posted.bytes)
         for (url, headers, bytes) in [
-            (issued.movieBodyUrl, issued.movieHeaders, movie), (issued.movieThumbnailBodyUrl, issued.thumbnailHeaders, thumbnail),
+            (issued.movieBodyUrl, issued.movieHeaders, movie),
+            (issued.movieThumbnailBodyUrl, issued.thumbnailHeaders, thumbnail),
         ] {
-            let put = send("PUT", pathAndQuery(url), body: bytes, headers: headers.map { ($0.key, $0.value) } + [("Host", "127.0.0.1:9")])
+            let put = send(
+                "PUT", pathAndQuery(url), body: bytes,
+                headers: headers.map { ($0.key, $0.value) } + [("Host", "127.0.0.1:9")])
             try #require(put.status == 200, "put: \(put.text)")
         }
         return issued

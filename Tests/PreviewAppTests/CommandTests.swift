@@ -9,8 +9,10 @@ import Testing
     }
 
     @Test func flagsOverrideTheEnvironmentWhichOverridesDefaults() throws {
-        let environment = ["STREAMPREVIEW_PORT": "9000", "STREAMPREVIEW_REDIS_URL": "redis://10.0.0.1:6379/2",
-                           "STREAMPREVIEW_PREVIEW_TTL": "30"]
+        let environment = [
+            "STREAMPREVIEW_PORT": "9000", "STREAMPREVIEW_REDIS_URL": "redis://10.0.0.1:6379/2",
+            "STREAMPREVIEW_PREVIEW_TTL": "30",
+        ]
         guard case .serve(let fromEnvironment) = try Command.parse(["serve"], environment: environment).get() else {
             Issue.record("not serve")
             return
@@ -18,10 +20,15 @@ import Testing
         #expect(fromEnvironment.port == 9000)
         #expect(fromEnvironment.redisURL == "redis://10.0.0.1:6379/2")
         #expect(fromEnvironment.policy.previewTTL == 30)
-        guard case .serve(let fromFlags) = try Command.parse(
-            ["serve", "--port", "0", "--preview-ttl=45", "--upload-url-ttl", "60", "--public-base-url", "https://cdn.example/p/"],
-            environment: environment
-        ).get() else {
+        guard
+            case .serve(let fromFlags) = try Command.parse(
+                [
+                    "serve", "--port", "0", "--preview-ttl=45", "--upload-url-ttl", "60", "--public-base-url",
+                    "https://cdn.example/p/",
+                ],
+                environment: environment
+            ).get()
+        else {
             Issue.record("not serve")
             return
         }

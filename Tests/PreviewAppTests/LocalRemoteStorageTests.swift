@@ -28,7 +28,8 @@ import Testing
         let bytes = Array(0..<200).map { UInt8($0) }
         let put = try signer.presign(
             ObjectSignRequest(
-                method: "PUT", bucket: "", key: key, expiresSeconds: 60, signingTime: Int64(Date().timeIntervalSince1970),
+                method: "PUT", bucket: "", key: key, expiresSeconds: 60,
+                signingTime: Int64(Date().timeIntervalSince1970),
                 headers: [("content-type", "video/mp4")], query: [(LocalStoreSigner.maxBytesParameter, "1000")]))
         var request = HTTPClientRequest(method: "PUT", url: put, body: .bytes(bytes))
         request.headers.add("Content-Type", "video/mp4")
@@ -44,7 +45,8 @@ import Testing
         // A wrong secret is refused by the store's verifier, and nothing is deleted.
         let forged = LocalStoreSigner(scheme: url.scheme, host: url.authority, secret: "wrong", crypto: OpenSSLCrypto())
         let other = RemoteObjectStorage(
-            backend: .local, client: RemoteObjectClient(signer: forged, bucket: ""), publicBaseURL: nil, grid: ExpiryGrid())
+            backend: .local, client: RemoteObjectClient(signer: forged, bucket: ""), publicBaseURL: nil,
+            grid: ExpiryGrid())
         #expect(throws: StorageError.self) { try other.read(key: key, offset: 0, length: 1) }
     }
 }

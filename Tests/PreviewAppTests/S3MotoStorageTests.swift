@@ -28,7 +28,8 @@ import Testing
             try S3Fixture.put(storage, key: key, bytes: bytes)
         }
         // moto's own listing: exactly our keys, no dot segments resolved, no slashes merged, NFC ≠ NFD.
-        #expect(S3Fixture.byteKeys(try moto.endpoint.listKeys(bucket: bucket)) == S3Fixture.byteKeys(S3Fixture.awkwardKeys))
+        #expect(
+            S3Fixture.byteKeys(try moto.endpoint.listKeys(bucket: bucket)) == S3Fixture.byteKeys(S3Fixture.awkwardKeys))
 
         for (key, bytes) in zip(S3Fixture.awkwardKeys, contents) {
             let info = try #require(try storage.inspect(key: key, prefixLength: 16), "inspect \(key)")
@@ -63,7 +64,8 @@ import Testing
     }
 
     @Test func aMissingBucketIsAClearErrorNotAnAbsentObject() throws {
-        let other = S3Fixture.storage(endpoint: moto.endpoint.url, bucket: "sp-no-such-bucket-\(UUID().uuidString.prefix(6).lowercased())")
+        let other = S3Fixture.storage(
+            endpoint: moto.endpoint.url, bucket: "sp-no-such-bucket-\(UUID().uuidString.prefix(6).lowercased())")
         #expect {
             _ = try other.read(key: "x", offset: 0, length: 4)
         } throws: { error in

@@ -44,7 +44,8 @@ import Testing
         let parsed = StoreErrorBody.parse(Array(s3.utf8))
         #expect(parsed?.code == "SignatureDoesNotMatch")
         #expect(parsed?.message == "The request signature we calculated does not match & so on")
-        #expect(StoreErrorBody.parse(Array("<Error><Code>AccessDenied</Code></Error>".utf8)) == .init(code: "AccessDenied"))
+        #expect(
+            StoreErrorBody.parse(Array("<Error><Code>AccessDenied</Code></Error>".utf8)) == .init(code: "AccessDenied"))
         #expect(StoreErrorBody.parse([]) == nil)
         #expect(StoreErrorBody.parse(Array("<html>bad gateway</html>".utf8)) == nil)
         #expect(StoreErrorBody.decodeEntities("a&lt;b&#62;c&#x41;&bogus;&") == "a<b>cA&bogus;&")
@@ -53,7 +54,8 @@ import Testing
     @Test func anS3UploadURLSignsTheContentTypeAndTheExactDeclaredLength() throws {
         let storage = S3Fixture.storage(endpoint: "http://127.0.0.1:9", bucket: "bkt")
         let spec = UploadSpec.ObjectSpec(type: .mp4, declaredBytes: 1234, maxBytes: 1234)
-        let target = try storage.uploadTarget(key: "previews/1/u/movie.mp4", spec: spec, now: 1_700_000_000, expiresIn: 900)
+        let target = try storage.uploadTarget(
+            key: "previews/1/u/movie.mp4", spec: spec, now: 1_700_000_000, expiresIn: 900)
         #expect(target.headers == ["Content-Type": "video/mp4", "Content-Length": "1234"])
         #expect(target.url.hasPrefix("http://127.0.0.1:9/bkt/previews/1/u/movie.mp4?"))
         #expect(target.url.contains("X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost"))
@@ -76,13 +78,15 @@ import Testing
         let storage = S3Fixture.storage(endpoint: "http://127.0.0.1:9", bucket: "bkt")
         let grid = ExpiryGrid()
         let first = try storage.downloadURL(key: "a b.mp4", now: 1_700_000_000)
-        let sameWindow = try storage.downloadURL(key: "a b.mp4", now: grid.signingTime(at: 1_700_000_000) + grid.window - 1)
+        let sameWindow = try storage.downloadURL(
+            key: "a b.mp4", now: grid.signingTime(at: 1_700_000_000) + grid.window - 1)
         let nextWindow = try storage.downloadURL(key: "a b.mp4", now: grid.signingTime(at: 1_700_000_000) + grid.window)
         #expect(first == sameWindow && first != nextWindow)
         #expect(first.hasPrefix("http://127.0.0.1:9/bkt/a%20b.mp4?") && first.contains("X-Amz-Expires=3600"))
 
         let client = RemoteObjectClient(signer: S3Fixture.s3Signer(endpoint: "http://127.0.0.1:9"), bucket: "bkt")
-        let cdn = RemoteObjectStorage(backend: .s3, client: client, publicBaseURL: "https://cdn.example.com", grid: grid)
+        let cdn = RemoteObjectStorage(
+            backend: .s3, client: client, publicBaseURL: "https://cdn.example.com", grid: grid)
         #expect(try cdn.downloadURL(key: "a b.mp4", now: 1) == "https://cdn.example.com/a%20b.mp4")
     }
 }

@@ -35,7 +35,9 @@ import Testing
             if status == 206 {
                 return .respond(RawHTTPServer.response(206, "Partial Content", body: Array(repeating: 7, count: 16)))
             }
-            return .respond(RawHTTPServer.response(status, "X", headers: [("Content-Type", "application/xml")], body: body, omitBody: isHead))
+            return .respond(
+                RawHTTPServer.response(
+                    status, "X", headers: [("Content-Type", "application/xml")], body: body, omitBody: isHead))
         }
     }
 
@@ -49,7 +51,8 @@ import Testing
         let info = try #require(try storage.inspect(key: "k.mp4", prefixLength: 0))
         #expect(info.size == 100 && info.contentType == "video/mp4")
         let lines = server.requests.map(\.requestLine)
-        #expect(lines.count == 3 && lines.allSatisfy { $0.hasPrefix("HEAD /bkt/k.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256") })
+        #expect(
+            lines.count == 3 && lines.allSatisfy { $0.hasPrefix("HEAD /bkt/k.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256") })
         #expect(waits.withLock { $0.count } == 2)
         #expect(waits.withLock { $0.allSatisfy { $0 >= 0 && $0 <= 0.05 } })
         #expect(server.acceptedConnections == 1, "the pooled client keeps its connection across attempts")

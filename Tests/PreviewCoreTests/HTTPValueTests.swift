@@ -39,7 +39,8 @@ import Testing
         #expect(WireFormat.forResponse(accept: nil, fallback: .protobuf) == .protobuf)
         #expect(WireFormat.forResponse(accept: "*/*", fallback: .json) == .json)
         #expect(WireFormat.forResponse(accept: "application/x-protobuf", fallback: .json) == .protobuf)
-        #expect(WireFormat.forResponse(accept: "application/json, application/x-protobuf", fallback: .protobuf) == .json)
+        #expect(
+            WireFormat.forResponse(accept: "application/json, application/x-protobuf", fallback: .protobuf) == .json)
     }
 
     @Test func ifNoneMatchComparesWeaklyAndAcceptsStar() {
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func queryStringsDecodePercentAndPlus() {
-        #expect(QueryString.parse("a=1+2&b=%41%zz&c") .map { "\($0.0)=\($0.1)" } == ["a=1 2", "b=A%zz", "c="])
+        #expect(QueryString.parse("a=1+2&b=%41%zz&c").map { "\($0.0)=\($0.1)" } == ["a=1 2", "b=A%zz", "c="])
     }
 }
 

@@ -67,7 +67,8 @@ import Testing
     @Test func aPendingUploadSurvivesItsRedisHash() {
         let upload = PendingUpload(
             streamId: 1, uploadId: "u", movieKey: "m", thumbnailKey: "t",
-            movie: .init(type: .mp4, declaredBytes: nil, maxBytes: 99), thumbnail: .init(type: .jpeg, declaredBytes: 5, maxBytes: 5),
+            movie: .init(type: .mp4, declaredBytes: nil, maxBytes: 99),
+            thumbnail: .init(type: .jpeg, declaredBytes: 5, maxBytes: 5),
             urlExpiresAt: 900, commitDeadline: 1200)
         let fields = Dictionary(uniqueKeysWithValues: upload.fields)
         #expect(PendingUpload(streamId: 1, uploadId: "u", fields: fields) == upload)

@@ -1,7 +1,9 @@
 import PreviewCore
 import Testing
 
-private func stream(_ id: Int64, updatedAt: Int64, likes: Int64, version: Int64 = 1, expiresAt: Int64 = 10_000) -> LiveStream {
+private func stream(_ id: Int64, updatedAt: Int64, likes: Int64, version: Int64 = 1, expiresAt: Int64 = 10_000)
+    -> LiveStream
+{
     LiveStream(
         preview: PreviewRecord(
             streamId: id, version: version, uploadId: String(repeating: "a", count: 32), movieKey: "m\(id)",
@@ -34,7 +36,9 @@ private func order(_ ranked: [RankedStream]) -> [Int64] { ranked.map(\.stream.pr
     }
 
     @Test func equalStreamsAreOrderedByStreamID() {
-        let ties = [stream(9, updatedAt: 1, likes: 1), stream(7, updatedAt: 1, likes: 1), stream(8, updatedAt: 1, likes: 1)]
+        let ties = [
+            stream(9, updatedAt: 1, likes: 1), stream(7, updatedAt: 1, likes: 1), stream(8, updatedAt: 1, likes: 1),
+        ]
         #expect(order(Ranking.playOrder(live: ties, viewer: .anonymous, current: nil, now: 0, limit: 5)) == [7, 8, 9])
         let seen = ViewerState(seenVersions: [7: 1, 8: 1, 9: 1])
         #expect(order(Ranking.playOrder(live: ties, viewer: seen, current: nil, now: 0, limit: 5)) == [7, 8, 9])
@@ -57,7 +61,9 @@ private func order(_ ranked: [RankedStream]) -> [Int64] { ranked.map(\.stream.pr
     }
 
     @Test func expiredPreviewsAreLeftOut() {
-        let mixed = [stream(1, updatedAt: 1, likes: 0, expiresAt: 50), stream(2, updatedAt: 1, likes: 0, expiresAt: 51)]
+        let mixed = [
+            stream(1, updatedAt: 1, likes: 0, expiresAt: 50), stream(2, updatedAt: 1, likes: 0, expiresAt: 51),
+        ]
         #expect(order(Ranking.playOrder(live: mixed, viewer: .anonymous, current: 1, now: 50, limit: 5)) == [2])
     }
 

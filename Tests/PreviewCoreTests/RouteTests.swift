@@ -28,14 +28,19 @@ import Testing
 
     @Test func knownPathsWithAnotherMethodAreNotAllowed() {
         #expect(Route.parse(method: "GET", path: "/api/preview/post") == .failure(.methodNotAllowed(allowed: ["POST"])))
-        #expect(Route.parse(method: "PUT", path: "/api/streams/1/like") == .failure(.methodNotAllowed(allowed: ["POST", "DELETE"])))
-        #expect(Route.parse(method: "POST", path: "/objects/x") == .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT", "DELETE"])))
+        #expect(
+            Route.parse(method: "PUT", path: "/api/streams/1/like")
+                == .failure(.methodNotAllowed(allowed: ["POST", "DELETE"])))
+        #expect(
+            Route.parse(method: "POST", path: "/objects/x")
+                == .failure(.methodNotAllowed(allowed: ["GET", "HEAD", "PUT", "DELETE"])))
         #expect(RouteError.methodNotAllowed(allowed: ["POST"]).apiError.status == 405)
     }
 
     @Test func streamIDsMustBePositiveInt64s() {
         for bad in ["0", "-1", "abc", "1.5", "+1", "9223372036854775808", "", "01x"] {
-            #expect(Route.parse(method: "POST", path: "/api/streams/\(bad)/like") == .failure(.badStreamID(bad)), "\(bad)")
+            #expect(
+                Route.parse(method: "POST", path: "/api/streams/\(bad)/like") == .failure(.badStreamID(bad)), "\(bad)")
         }
         #expect(RouteError.badStreamID("x").apiError.code == .invalidArgument)
     }

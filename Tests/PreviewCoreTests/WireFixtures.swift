@@ -56,7 +56,8 @@ enum Protoc {
     private static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = try executable()
-        process.arguments = arguments + ["--proto_path=\(repoRoot.appendingPathComponent("proto").path)", "stream_preview.proto"]
+        process.arguments =
+            arguments + ["--proto_path=\(repoRoot.appendingPathComponent("proto").path)", "stream_preview.proto"]
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -70,8 +71,9 @@ enum Protoc {
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ProtocFailure(message: "protoc \(arguments) exited \(process.terminationStatus): "
-                + String(decoding: errors, as: UTF8.self))
+            throw ProtocFailure(
+                message: "protoc \(arguments) exited \(process.terminationStatus): "
+                    + String(decoding: errors, as: UTF8.self))
         }
         return Array(output)
     }

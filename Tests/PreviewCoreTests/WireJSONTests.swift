@@ -7,35 +7,40 @@ struct WireJSONTests {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     @Test func defaultValuesAreAllWrittenWithInt64AsStringsAndKeysSorted() {
-        #expect(Self.text(FeedItem().jsonBytes()) == """
-            {"durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0","movieUrl":"",\
-            "previewVersion":"0","seen":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
-            """)
-        #expect(Self.text(StreamPreviewPostResponse().jsonBytes()) == """
-            {"expiresAt":"0","movieBodyUrl":"","movieHeaders":{},"movieThumbnailBodyUrl":"",\
-            "thumbnailHeaders":{},"uploadId":""}
-            """)
+        #expect(
+            Self.text(FeedItem().jsonBytes()) == """
+                {"durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0","movieUrl":"",\
+                "previewVersion":"0","seen":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
+                """)
+        #expect(
+            Self.text(StreamPreviewPostResponse().jsonBytes()) == """
+                {"expiresAt":"0","movieBodyUrl":"","movieHeaders":{},"movieThumbnailBodyUrl":"",\
+                "thumbnailHeaders":{},"uploadId":""}
+                """)
         #expect(Self.text(FeedResponse().jsonBytes()) == #"{"items":[]}"#)
         #expect(Self.text(LikeResponse().jsonBytes()) == #"{"liked":false,"likes":"0"}"#)
         #expect(Self.text(StreamPreviewCommitRequest().jsonBytes()) == #"{"streamId":"0","uploadId":""}"#)
         #expect(Self.text(ErrorResponse().jsonBytes()) == #"{"code":"","message":"","requestId":"","target":""}"#)
-        #expect(Self.text(StreamPreviewPostRequest().jsonBytes()) == """
-            {"movieBytes":"0","movieContentType":"","streamId":"0","thumbnailBytes":"0","thumbnailContentType":""}
-            """)
+        #expect(
+            Self.text(StreamPreviewPostRequest().jsonBytes()) == """
+                {"movieBytes":"0","movieContentType":"","streamId":"0","thumbnailBytes":"0","thumbnailContentType":""}
+                """)
     }
 
     @Test func urlsKeepTheirSlashesAndExtremeInt64sAreExactStrings() {
         let json = Self.text(WireSamples.postResponse.jsonBytes())
         #expect(json.contains(#""movieBodyUrl":"https://s3.example.com/bucket/m/42.mp4?X-Amz-Signature=ab%2Fcd&x=1""#))
         #expect(json.contains(#""movieHeaders":{"Content-Length":"1048576","Content-Type":"video/mp4","#))
-        #expect(Self.text(WireSamples.postRequest.jsonBytes()).contains(
-            #""streamId":"9223372036854775807","thumbnailBytes":"-9223372036854775808""#))
+        #expect(
+            Self.text(WireSamples.postRequest.jsonBytes()).contains(
+                #""streamId":"9223372036854775807","thumbnailBytes":"-9223372036854775808""#))
     }
 
     @Test func everySampleRoundTripsThroughJSON() throws {
         #expect(try StreamPreviewPostRequest(json: WireSamples.postRequest.jsonBytes()) == WireSamples.postRequest)
         #expect(try StreamPreviewPostResponse(json: WireSamples.postResponse.jsonBytes()) == WireSamples.postResponse)
-        #expect(try StreamPreviewCommitRequest(json: WireSamples.commitRequest.jsonBytes()) == WireSamples.commitRequest)
+        #expect(
+            try StreamPreviewCommitRequest(json: WireSamples.commitRequest.jsonBytes()) == WireSamples.commitRequest)
         #expect(try FeedItem(json: WireSamples.feedItem.jsonBytes()) == WireSamples.feedItem)
         #expect(try FeedResponse(json: WireSamples.feedResponse.jsonBytes()) == WireSamples.feedResponse)
         #expect(try LikeResponse(json: WireSamples.likeResponse.jsonBytes()) == WireSamples.likeResponse)
@@ -94,7 +99,8 @@ struct WireJSONTests {
 
     @Test(arguments: [
         (#"{"uploadId":5}"#, "uploadId"), (#"{"uploadId":["u"]}"#, "uploadId"),
-        (#"{"items":{}}"#, "items"), (#"{"items":[null]}"#, "items[0]"), (#"{"items":[{"liked":"true"}]}"#, "items[0].liked"),
+        (#"{"items":{}}"#, "items"), (#"{"items":[null]}"#, "items[0]"),
+        (#"{"items":[{"liked":"true"}]}"#, "items[0].liked"),
         (#"{"movieHeaders":[]}"#, "movieHeaders"), (#"{"movieHeaders":{"a":1}}"#, "movieHeaders.a"),
         (#"{"movieHeaders":{"a":null}}"#, "movieHeaders.a"),
     ])

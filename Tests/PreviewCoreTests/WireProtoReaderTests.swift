@@ -29,13 +29,15 @@ struct WireProtoReaderTests {
         writer.writeTag(field: 536_870_911, wireType: .fixed32)
         writer.writeFixed32(9)
         let input = prefix + Self.commit[0..<2] + writer.bytes + Self.commit[2...]
-        #expect(try StreamPreviewCommitRequest(protobuf: input) == StreamPreviewCommitRequest(streamId: 5, uploadId: "u"))
+        #expect(
+            try StreamPreviewCommitRequest(protobuf: input) == StreamPreviewCommitRequest(streamId: 5, uploadId: "u"))
     }
 
     @Test func aKnownFieldNumberWithTheWrongWireTypeIsSkippedAsUnknown() throws {
         // Field 1 (streamId) sent as length-delimited, field 2 (uploadId) as a varint.
         let input: [UInt8] = [0x0A, 0x01, 0x41, 0x10, 0x07] + Self.commit
-        #expect(try StreamPreviewCommitRequest(protobuf: input) == StreamPreviewCommitRequest(streamId: 5, uploadId: "u"))
+        #expect(
+            try StreamPreviewCommitRequest(protobuf: input) == StreamPreviewCommitRequest(streamId: 5, uploadId: "u"))
     }
 
     @Test func theLastOccurrenceOfAScalarFieldWins() throws {

@@ -62,11 +62,12 @@ struct WireProtoWriterTests {
     @Test func mapsAreWrittenInUTF8KeyOrderWithKeyAndValueInEveryEntry() {
         var writer = ProtoWriter()
         writer.writeStringMap(field: 5, ["b": "", "a": "1", "B": "2"])
-        #expect(writer.bytes == [
-            0x2A, 6, 0x0A, 1, 0x42, 0x12, 1, 0x32,  // "B": "2"
-            0x2A, 6, 0x0A, 1, 0x61, 0x12, 1, 0x31,  // "a": "1"
-            0x2A, 5, 0x0A, 1, 0x62, 0x12, 0,  // "b": ""
-        ])
+        #expect(
+            writer.bytes == [
+                0x2A, 6, 0x0A, 1, 0x42, 0x12, 1, 0x32,  // "B": "2"
+                0x2A, 6, 0x0A, 1, 0x61, 0x12, 1, 0x31,  // "a": "1"
+                0x2A, 5, 0x0A, 1, 0x62, 0x12, 0,  // "b": ""
+            ])
     }
 
     @Test func encodingIsDeterministicForEqualValues() {

@@ -57,11 +57,11 @@ struct WireProtocGoldenTests {
         let golden = try Protoc.encode(
             "StreamPreviewPostResponse",
             text: """
-            movieHeaders { key: "b" value: "first" }
-            movieHeaders { key: "a" }
-            movieHeaders { value: "no key" }
-            movieHeaders { key: "b" value: "second" }
-            """)
+                movieHeaders { key: "b" value: "first" }
+                movieHeaders { key: "a" }
+                movieHeaders { value: "no key" }
+                movieHeaders { key: "b" value: "second" }
+                """)
         let decoded = try StreamPreviewPostResponse(protobuf: golden)
         #expect(decoded.movieHeaders == ["a": "", "": "no key", "b": "second"])
     }
@@ -98,7 +98,10 @@ struct WireProtocGoldenTests {
         let item = FeedItem(durationMs: 1, width: -1, height: 240, fastStart: true)
         try expectGolden("FeedItem", "durationMs: 1 width: -1 height: 240 fastStart: true", item)
         // Field 11, varint: -1 sign-extended to 64 bits, as protoc writes an int32.
-        #expect(item.protobufBytes() == [0x50, 0x01, 0x58] + [UInt8](repeating: 0xFF, count: 9) + [0x01, 0x60, 0xF0, 0x01, 0x68, 0x01])
+        #expect(
+            item.protobufBytes() == [0x50, 0x01, 0x58] + [UInt8](repeating: 0xFF, count: 9) + [
+                0x01, 0x60, 0xF0, 0x01, 0x68, 0x01,
+            ])
     }
 
     @Test func likeResponsesWithEitherFieldDefaultMatchProtoc() throws {

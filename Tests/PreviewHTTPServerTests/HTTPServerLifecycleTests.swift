@@ -64,7 +64,8 @@ struct HTTPServerLifecycleTests {
         }
     }
 
-    @Test("localhost and the IPv6 loopback can be listened on", arguments: [("localhost", "127.0.0.1"), ("::1", "::1")])
+    @Test(
+        "localhost and the IPv6 loopback can be listened on", arguments: [("localhost", "127.0.0.1"), ("::1", "::1")])
     func hosts(host: String, connectTo: String) throws {
         let responder = RecordingResponder()
         try withServer(responder, configure: { $0.host = host }) { port in

@@ -10,7 +10,8 @@ struct HTTPServerRequestTests {
         let response = try withServer(responder) { port in
             let connection = try RawHTTPConnection(port: port)
             try connection.send(
-                "GET /hello?name=world&x=1 HTTP/1.1\r\nHost: example.test\r\nX-Tag: one\r\nAccept: */*\r\nx-tag: two\r\n\r\n")
+                "GET /hello?name=world&x=1 HTTP/1.1\r\nHost: example.test\r\nX-Tag: one\r\nAccept: */*\r\nx-tag: two\r\n\r\n"
+            )
             return try connection.readResponse()
         }
         #expect(response.status == 200)
@@ -31,7 +32,10 @@ struct HTTPServerRequestTests {
     @Test(
         "the path and query reach the responder exactly as sent, still percent-encoded",
         arguments: [
-            ("/objects/a%2Fb/%7E/./x//y?X-Amz-Signature=ab%2B&b=c+d", "/objects/a%2Fb/%7E/./x//y", "X-Amz-Signature=ab%2B&b=c+d"),
+            (
+                "/objects/a%2Fb/%7E/./x//y?X-Amz-Signature=ab%2B&b=c+d", "/objects/a%2Fb/%7E/./x//y",
+                "X-Amz-Signature=ab%2B&b=c+d"
+            ),
             ("/p%25q%20r/%00z?%3D=%26&empty=&=&a?b", "/p%25q%20r/%00z", "%3D=%26&empty=&=&a?b"),
             ("/no-query", "/no-query", ""),
             ("/trailing-mark?", "/trailing-mark", ""),
@@ -59,7 +63,9 @@ struct HTTPServerRequestTests {
             let connection = try RawHTTPConnection(port: port)
             try connection.send("POST /t?a=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello")
             #expect(try connection.readResponse().status == 200)
-            try connection.send("PUT /bin HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\nContent-Length: \(binary.count)\r\n\r\n")
+            try connection.send(
+                "PUT /bin HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\nContent-Length: \(binary.count)\r\n\r\n"
+            )
             try connection.send(binary)
             #expect(try connection.readResponse().status == 200)
         }
@@ -91,7 +97,9 @@ struct HTTPServerRequestTests {
         let responder = RecordingResponder(limit: 100)
         try withServer(responder) { port in
             let connection = try RawHTTPConnection(port: port)
-            try connection.send("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+            try connection.send(
+                "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+            )
             #expect(try connection.readResponse().status == 200)
         }
         #expect(responder.seenRequests.first?.body == Array("hello world".utf8))

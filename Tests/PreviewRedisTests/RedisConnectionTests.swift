@@ -35,7 +35,9 @@ struct RedisConnectionTests {
         #expect(try connection.command(["PING"]) == .status("PONG"))
         #expect(try connection.command(["PING"]).string == "PONG")
         #expect(try connection.command(["RPUSH", "list", "a", "b"]) == .integer(2))
-        #expect(try connection.command(["LRANGE", "list", "0", "-1"]) == .array([.bulk(Array("a".utf8)), .bulk(Array("b".utf8))]))
+        #expect(
+            try connection.command(["LRANGE", "list", "0", "-1"])
+                == .array([.bulk(Array("a".utf8)), .bulk(Array("b".utf8))]))
         #expect(try connection.command(["LRANGE", "missing", "0", "-1"]) == .array([]))
         let nested = try connection.command(["EVAL", "return {1, {'x', false}}", "0"])
         #expect(nested == .array([.integer(1), .array([.bulk(Array("x".utf8)), .null])]))
@@ -164,7 +166,9 @@ struct RedisConnectionTests {
 
     private func stat(_ prefix: String) throws -> Int {
         let text = try info("commandstats")
-        guard let line = text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix(prefix) }) else { return 0 }
+        guard let line = text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix(prefix) }) else {
+            return 0
+        }
         return Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) ?? -1
     }
 }

@@ -12,18 +12,30 @@ struct RedisEndpointTests {
     static let valid: [Case] = [
         Case(url: "redis://localhost", expected: RedisEndpoint(address: .tcp(host: "localhost", port: 6379))),
         Case(url: "redis://127.0.0.1:6380", expected: RedisEndpoint(address: .tcp(host: "127.0.0.1", port: 6380))),
-        Case(url: "redis://cache.internal:7000/4", expected: RedisEndpoint(address: .tcp(host: "cache.internal", port: 7000), database: 4)),
+        Case(
+            url: "redis://cache.internal:7000/4",
+            expected: RedisEndpoint(address: .tcp(host: "cache.internal", port: 7000), database: 4)),
         Case(url: "redis://h/", expected: RedisEndpoint(address: .tcp(host: "h", port: 6379))),
-        Case(url: "redis://:s3cret@h:1/2", expected: RedisEndpoint(address: .tcp(host: "h", port: 1), database: 2, password: "s3cret")),
-        Case(url: "redis://app:pw@h", expected: RedisEndpoint(address: .tcp(host: "h", port: 6379), username: "app", password: "pw")),
-        Case(url: "redis://:p%40ss%2Fw@h", expected: RedisEndpoint(address: .tcp(host: "h", port: 6379), password: "p@ss/w")),
+        Case(
+            url: "redis://:s3cret@h:1/2",
+            expected: RedisEndpoint(address: .tcp(host: "h", port: 1), database: 2, password: "s3cret")),
+        Case(
+            url: "redis://app:pw@h",
+            expected: RedisEndpoint(address: .tcp(host: "h", port: 6379), username: "app", password: "pw")),
+        Case(
+            url: "redis://:p%40ss%2Fw@h",
+            expected: RedisEndpoint(address: .tcp(host: "h", port: 6379), password: "p@ss/w")),
         Case(url: "redis://:a@b@h", expected: RedisEndpoint(address: .tcp(host: "h", port: 6379), password: "a@b")),
         Case(url: "redis://[::1]:6390/1", expected: RedisEndpoint(address: .tcp(host: "::1", port: 6390), database: 1)),
         Case(url: "REDIS://H", expected: RedisEndpoint(address: .tcp(host: "H", port: 6379))),
         Case(url: "unix:///run/redis.sock", expected: RedisEndpoint(address: .unix(path: "/run/redis.sock"))),
         Case(url: "unix:///tmp/r.sock?db=3", expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), database: 3)),
-        Case(url: "unix:///tmp/r.sock?db=1&password=x%26y", expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), database: 1, password: "x&y")),
-        Case(url: "unix:///tmp/r.sock?username=u&password=p", expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), username: "u", password: "p")),
+        Case(
+            url: "unix:///tmp/r.sock?db=1&password=x%26y",
+            expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), database: 1, password: "x&y")),
+        Case(
+            url: "unix:///tmp/r.sock?username=u&password=p",
+            expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), username: "u", password: "p")),
     ]
 
     @Test("a valid URL parses into its endpoint", arguments: valid)

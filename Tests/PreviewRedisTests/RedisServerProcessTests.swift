@@ -4,7 +4,7 @@ import PreviewTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("RedisServerProcess")

@@ -22,7 +22,8 @@ struct ParsedOptions: Sendable {
     func int64(_ flag: String, default fallback: Int64, range: ClosedRange<Int64>) throws(UsageError) -> Int64 {
         guard let text = string(flag) else { return fallback }
         guard let value = Int64(text), range.contains(value) else {
-            throw UsageError("--\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError(
+                "--\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
     }

@@ -16,11 +16,14 @@ enum ServeCommand {
         let embeddedRedis: RedisServerProcess?
         let endpoint: RedisEndpoint
         if let url = options.redisURL {
-            do { endpoint = try RedisEndpoint.parse(url) } catch { throw AppError("--redis: \(error)", exitCode: .usage) }
+            do { endpoint = try RedisEndpoint.parse(url) } catch {
+                throw AppError("--redis: \(error)", exitCode: .usage)
+            }
             embeddedRedis = nil
         } else {
             do {
-                let process = try RedisServerProcess.start(directory: data.redisDirectory, executable: options.redisServer)
+                let process = try RedisServerProcess.start(
+                    directory: data.redisDirectory, executable: options.redisServer)
                 embeddedRedis = process
                 endpoint = process.endpoint
                 Log.info("redis_started", ["socket": process.socketPath, "pid": String(process.pid)])

@@ -27,26 +27,59 @@ public struct ServeOptions: Sendable, Equatable {
 
     public init() {}
 
-    static let specs: [OptionSpec] = [
-        OptionSpec(flag: "host", environment: "STREAMPREVIEW_HOST", help: "address to listen on (default 127.0.0.1)"),
-        OptionSpec(flag: "port", environment: "STREAMPREVIEW_PORT", help: "port to listen on; 0 picks a free one (default 8080)"),
-        OptionSpec(flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR", help: "embedded Redis, objects and secrets (default ./.streampreview)"),
-        OptionSpec(flag: "redis", environment: "STREAMPREVIEW_REDIS_URL", help: "use this Redis (redis://host:port/db or unix:///path) instead of starting one"),
-        OptionSpec(flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER", help: "redis-server executable for the embedded Redis (default redis-server)"),
-        OptionSpec(flag: "public-url", environment: "STREAMPREVIEW_PUBLIC_URL", help: "base URL clients reach this server at (default http://HOST:PORT)"),
-        OptionSpec(flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL", help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
-        OptionSpec(flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET", help: "HS256 secret for bearer tokens (default: kept in the data dir)"),
-        OptionSpec(flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL", help: "seconds the signed PUT URLs work (default 900)"),
-        OptionSpec(flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL", help: "seconds a committed preview stays in the feed (default 600)"),
-        OptionSpec(flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES", help: "clip size limit (default 10485760)"),
-        OptionSpec(flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES", help: "thumbnail size limit (default 1048576)"),
-        OptionSpec(flag: "fast-start", environment: "STREAMPREVIEW_FAST_START", help: "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"),
-        OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
-        OptionSpec(flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL", help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
-        OptionSpec(flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX", help: "prefix of every Redis key (default sp)"),
-    ] + StorageOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                flag: "host", environment: "STREAMPREVIEW_HOST", help: "address to listen on (default 127.0.0.1)"),
+            OptionSpec(
+                flag: "port", environment: "STREAMPREVIEW_PORT",
+                help: "port to listen on; 0 picks a free one (default 8080)"),
+            OptionSpec(
+                flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR",
+                help: "embedded Redis, objects and secrets (default ./.streampreview)"),
+            OptionSpec(
+                flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
+                help: "use this Redis (redis://host:port/db or unix:///path) instead of starting one"),
+            OptionSpec(
+                flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER",
+                help: "redis-server executable for the embedded Redis (default redis-server)"),
+            OptionSpec(
+                flag: "public-url", environment: "STREAMPREVIEW_PUBLIC_URL",
+                help: "base URL clients reach this server at (default http://HOST:PORT)"),
+            OptionSpec(
+                flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL",
+                help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
+            OptionSpec(
+                flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET",
+                help: "HS256 secret for bearer tokens (default: kept in the data dir)"),
+            OptionSpec(
+                flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL",
+                help: "seconds the signed PUT URLs work (default 900)"),
+            OptionSpec(
+                flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL",
+                help: "seconds a committed preview stays in the feed (default 600)"),
+            OptionSpec(
+                flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES",
+                help: "clip size limit (default 10485760)"),
+            OptionSpec(
+                flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES",
+                help: "thumbnail size limit (default 1048576)"),
+            OptionSpec(
+                flag: "fast-start", environment: "STREAMPREVIEW_FAST_START",
+                help:
+                    "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"
+            ),
+            OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
+            OptionSpec(
+                flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL",
+                help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
+            OptionSpec(
+                flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX",
+                help: "prefix of every Redis key (default sp)"),
+        ] + StorageOptions.specs
 
-    static func parse(_ options: ParsedOptions, environment: [String: String] = [:]) throws(UsageError) -> ServeOptions {
+    static func parse(_ options: ParsedOptions, environment: [String: String] = [:]) throws(UsageError) -> ServeOptions
+    {
         var serve = ServeOptions()
         serve.storage = try StorageOptions.parse(options, environment: environment)
         if let host = options.string("host") { serve.host = host }
@@ -54,12 +87,17 @@ public struct ServeOptions: Sendable, Equatable {
         if let dir = options.string("data-dir") { serve.dataDirectory = dir }
         serve.redisURL = options.string("redis")
         if let path = options.string("redis-server") { serve.redisServer = path }
-        serve.publicURL = try options.string("public-url").map { url throws(UsageError) in try baseURL(url, flag: "public-url") }
-        serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in try baseURL(url, flag: "public-base-url") }
+        serve.publicURL = try options.string("public-url").map { url throws(UsageError) in
+            try baseURL(url, flag: "public-url")
+        }
+        serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in
+            try baseURL(url, flag: "public-base-url")
+        }
         serve.tokenSecret = options.string("token-secret")
         serve.policy.uploadURLTTL = try options.int64("upload-url-ttl", default: 900, range: 1...604_800)
         serve.policy.previewTTL = try options.int64("preview-ttl", default: 600, range: 1...31_536_000)
-        serve.policy.maxMovieBytes = try options.int64("max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
+        serve.policy.maxMovieBytes = try options.int64(
+            "max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
         serve.policy.maxThumbnailBytes = try options.int64(
             "max-thumbnail-bytes", default: serve.policy.maxThumbnailBytes, range: 1...(1 << 40))
         if let mode = options.string("fast-start") {

@@ -35,12 +35,22 @@ public struct StorageOptions: Sendable, Equatable {
     public init() {}
 
     static let specs: [OptionSpec] = [
-        OptionSpec(flag: "storage", environment: "STREAMPREVIEW_STORAGE", help: "object store: local, s3 or gcs (default local)"),
+        OptionSpec(
+            flag: "storage", environment: "STREAMPREVIEW_STORAGE",
+            help: "object store: local, s3 or gcs (default local)"),
         OptionSpec(flag: "bucket", environment: "STREAMPREVIEW_BUCKET", help: "bucket (s3, gcs)"),
-        OptionSpec(flag: "endpoint", environment: "STREAMPREVIEW_STORAGE_ENDPOINT", help: "custom storage endpoint URL (default: the provider's)"),
-        OptionSpec(flag: "region", environment: "STREAMPREVIEW_STORAGE_REGION", help: "S3 region (default us-east-1, auto for R2); GCS scope region (default auto)"),
-        OptionSpec(flag: "addressing", environment: "STREAMPREVIEW_STORAGE_ADDRESSING", help: "path, virtual or bucket-host (default: as the SDKs choose)"),
-        OptionSpec(flag: "gcs-signer", environment: "STREAMPREVIEW_GCS_SIGNER", help: "rsa or hmac (default rsa with a key file, else hmac)"),
+        OptionSpec(
+            flag: "endpoint", environment: "STREAMPREVIEW_STORAGE_ENDPOINT",
+            help: "custom storage endpoint URL (default: the provider's)"),
+        OptionSpec(
+            flag: "region", environment: "STREAMPREVIEW_STORAGE_REGION",
+            help: "S3 region (default us-east-1, auto for R2); GCS scope region (default auto)"),
+        OptionSpec(
+            flag: "addressing", environment: "STREAMPREVIEW_STORAGE_ADDRESSING",
+            help: "path, virtual or bucket-host (default: as the SDKs choose)"),
+        OptionSpec(
+            flag: "gcs-signer", environment: "STREAMPREVIEW_GCS_SIGNER",
+            help: "rsa or hmac (default rsa with a key file, else hmac)"),
     ]
 
     /// Names of the credential variables, in order of preference.

@@ -14,8 +14,12 @@ public struct TokenOptions: Sendable, Equatable {
         OptionSpec(flag: "role", environment: nil, help: "streamer, viewer or admin (default viewer)"),
         OptionSpec(flag: "stream", environment: nil, help: "a stream ID the streamer owns (repeatable)", repeats: true),
         OptionSpec(flag: "ttl", environment: nil, help: "seconds the token is valid (default 86400)"),
-        OptionSpec(flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR", help: "where serve keeps its secret (default ./.streampreview)"),
-        OptionSpec(flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET", help: "HS256 secret (default: the one in the data dir)"),
+        OptionSpec(
+            flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR",
+            help: "where serve keeps its secret (default ./.streampreview)"),
+        OptionSpec(
+            flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET",
+            help: "HS256 secret (default: the one in the data dir)"),
     ]
 
     static var help: String {
@@ -41,7 +45,9 @@ public struct TokenOptions: Sendable, Equatable {
             token.role = role
         }
         for text in options.all("stream") {
-            guard let id = StreamID.parse(text) else { throw UsageError("--stream must be a positive integer, not '\(text)'") }
+            guard let id = StreamID.parse(text) else {
+                throw UsageError("--stream must be a positive integer, not '\(text)'")
+            }
             token.streamIds.append(id)
         }
         if token.role == .streamer, token.streamIds.isEmpty {

@@ -19,7 +19,8 @@ enum UploadCommand {
                 thumbnailBytes: try fileSize(options.thumbnailPath), movieContentType: movieType.rawValue,
                 thumbnailContentType: thumbnailType.rawValue))
         try put(client, url: issued.movieBodyUrl, headers: issued.movieHeaders, file: options.moviePath)
-        try put(client, url: issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, file: options.thumbnailPath)
+        try put(
+            client, url: issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, file: options.thumbnailPath)
         let item: FeedItem = try api.call(
             "/api/preview/commit", StreamPreviewCommitRequest(streamId: options.streamId, uploadId: issued.uploadId))
         print(String(decoding: item.jsonBytes(), as: UTF8.self))

@@ -10,8 +10,11 @@ public struct UploadOptions: Sendable, Equatable {
     public var format = "json"
 
     static let specs: [OptionSpec] = [
-        OptionSpec(flag: "server", environment: "STREAMPREVIEW_SERVER", help: "base URL of the server, e.g. http://127.0.0.1:8080"),
-        OptionSpec(flag: "token", environment: "STREAMPREVIEW_TOKEN", help: "bearer token of a streamer owning the stream"),
+        OptionSpec(
+            flag: "server", environment: "STREAMPREVIEW_SERVER",
+            help: "base URL of the server, e.g. http://127.0.0.1:8080"),
+        OptionSpec(
+            flag: "token", environment: "STREAMPREVIEW_TOKEN", help: "bearer token of a streamer owning the stream"),
         OptionSpec(flag: "stream", environment: nil, help: "stream ID"),
         OptionSpec(flag: "format", environment: nil, help: "API wire format: json or protobuf (default json)"),
     ]
@@ -43,7 +46,9 @@ public struct UploadOptions: Sendable, Equatable {
         upload.moviePath = options.positional[0]
         upload.thumbnailPath = options.positional[1]
         if let format = options.string("format") {
-            guard format == "json" || format == "protobuf" else { throw UsageError("--format must be json or protobuf") }
+            guard format == "json" || format == "protobuf" else {
+                throw UsageError("--format must be json or protobuf")
+            }
             upload.format = format
         }
         return upload

@@ -11,7 +11,8 @@ struct ObjectHandlers: Sendable {
     /// The most bytes a PUT may send, read from its (not yet verified) URL: a forged larger
     /// limit fails the signature check afterwards, and nothing is ever above the global limit.
     func bodyLimit(rawQuery: String) -> Int {
-        let claimed = QueryString.parse(rawQuery).last { $0.0 == LocalObjectStore.maxBytesParameter }
+        let claimed =
+            QueryString.parse(rawQuery).last { $0.0 == LocalObjectStore.maxBytesParameter }
             .flatMap { Int64($0.1) } ?? 0
         return Int(max(0, min(claimed, maxObjectBytes)))
     }
@@ -19,7 +20,9 @@ struct ObjectHandlers: Sendable {
     func put(_ request: HTTPRequest) throws -> HTTPResponse {
         if request.bodyTooLarge {
             // A URL that allows no upload at all (a GET URL) is a signature problem, not a size one.
-            let allowsUpload = QueryString.parse(request.rawQuery).contains { $0.0 == LocalObjectStore.maxBytesParameter }
+            let allowsUpload = QueryString.parse(request.rawQuery).contains {
+                $0.0 == LocalObjectStore.maxBytesParameter
+            }
             guard allowsUpload else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
             throw APIError(.payloadTooLarge, "the object is larger than this URL allows")
         }
@@ -30,7 +33,8 @@ struct ObjectHandlers: Sendable {
         guard Int64(request.body.count) <= max else {
             throw APIError(.payloadTooLarge, "the object is larger than this URL allows")
         }
-        let contentType = info.signedHeaders["content-type"] ?? request.headers["Content-Type"] ?? "application/octet-stream"
+        let contentType =
+            info.signedHeaders["content-type"] ?? request.headers["Content-Type"] ?? "application/octet-stream"
         try store.write(key: try key(of: info.path), bytes: request.body, contentType: contentType)
         return HTTPResponse(status: 200)
     }

@@ -53,7 +53,8 @@ struct UploadHandlers: Sendable {
             return try answer(.alreadyPublished(live), request: request, now: now)
         }
         guard let pending, pending.commitDeadline >= now else {
-            throw APIError(.uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
+            throw APIError(
+                .uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
         }
         let isClip = MediaType.clipTypes.contains(pending.movie.type)
         let movie = try verify(
@@ -61,7 +62,8 @@ struct UploadHandlers: Sendable {
             prefixLength: isClip ? MP4Inspector.Limits().prefixLength : MediaType.sniffLength)
         let thumbnail = try verify(
             key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail", prefixLength: MediaType.sniffLength)
-        let clip = isClip ? try inspectClip(key: pending.movieKey, object: movie, streamId: pending.streamId) : MP4Info()
+        let clip =
+            isClip ? try inspectClip(key: pending.movieKey, object: movie, streamId: pending.streamId) : MP4Info()
         let record = PreviewRecord(
             streamId: pending.streamId, version: 0, uploadId: pending.uploadId, movieKey: pending.movieKey,
             thumbnailKey: pending.thumbnailKey, movieType: pending.movie.type, thumbnailType: pending.thumbnail.type,
@@ -74,7 +76,8 @@ struct UploadHandlers: Sendable {
         return try answer(outcome, request: request, now: now)
     }
 
-    private func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse {
+    private func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse
+    {
         switch outcome {
         case .published(let stream), .alreadyPublished(let stream):
             let item = try context.feedItem(stream, seen: false, liked: false, now: now)
@@ -86,7 +89,8 @@ struct UploadHandlers: Sendable {
 
     /// Checks one uploaded object: it exists, its size and type are what was signed, and its
     /// leading bytes are of that type.
-    private func verify(key: String, spec: UploadSpec.ObjectSpec, name: String, prefixLength: Int) throws -> ObjectInfo {
+    private func verify(key: String, spec: UploadSpec.ObjectSpec, name: String, prefixLength: Int) throws -> ObjectInfo
+    {
         guard let info = try context.storage.inspect(key: key, prefixLength: prefixLength) else {
             throw APIError(.objectMissing, "the \(name) was not uploaded", target: name)
         }

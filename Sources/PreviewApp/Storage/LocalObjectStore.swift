@@ -62,7 +62,8 @@ final class LocalObjectStore: ObjectStorage {
         if let publicBaseURL { return publicBaseURL + "/" + ObjectPath.encode(key) }
         let signingTime = grid.signingTime(at: now)
         return try signedURLs.url(key: key, signingTime: signingTime) {
-            try sign(method: "GET", key: key, headers: [], query: [], signingTime: signingTime, expiresIn: grid.lifetime)
+            try sign(
+                method: "GET", key: key, headers: [], query: [], signingTime: signingTime, expiresIn: grid.lifetime)
         }
     }
 

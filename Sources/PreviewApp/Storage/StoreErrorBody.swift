@@ -62,7 +62,8 @@ struct StoreErrorBody: Sendable, Equatable {
         default:
             guard entity.hasPrefix("#") else { return nil }
             let digits = entity.dropFirst()
-            let value = digits.hasPrefix("x") || digits.hasPrefix("X")
+            let value =
+                digits.hasPrefix("x") || digits.hasPrefix("X")
                 ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
             return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
         }

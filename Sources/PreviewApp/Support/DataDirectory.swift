@@ -23,8 +23,9 @@ struct DataDirectory: Sendable {
         }
         let secret = try SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
         let temporary = file + ".tmp.\(getpid())"
-        guard FileManager.default.createFile(
-            atPath: temporary, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
         else { throw AppError("cannot write \(temporary)") }
         // link() fails if another process created the secret first; then theirs wins.
         if link(temporary, file) != 0 {

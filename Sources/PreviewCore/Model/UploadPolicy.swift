@@ -78,6 +78,7 @@ extension UploadPolicy {
         if bytes > limit {
             return .failure(.invalid("\(field)Bytes", "\(field) is \(bytes) bytes; the limit is \(limit)"))
         }
-        return .success(.init(type: type, declaredBytes: bytes == 0 ? nil : bytes, maxBytes: bytes == 0 ? limit : bytes))
+        return .success(
+            .init(type: type, declaredBytes: bytes == 0 ? nil : bytes, maxBytes: bytes == 0 ? limit : bytes))
     }
 }

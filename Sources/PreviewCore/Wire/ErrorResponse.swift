@@ -44,7 +44,8 @@ extension ErrorResponse: WireMessage {
 
     public init(json bytes: [UInt8]) throws(WireError) {
         let dto = try WireJSON.decode(DTO.self, from: bytes)
-        self.init(code: dto.code ?? "", message: dto.message ?? "", target: dto.target ?? "", requestId: dto.requestId ?? "")
+        self.init(
+            code: dto.code ?? "", message: dto.message ?? "", target: dto.target ?? "", requestId: dto.requestId ?? "")
     }
 
     public func jsonBytes() -> [UInt8] {

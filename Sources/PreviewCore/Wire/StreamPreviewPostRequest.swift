@@ -34,7 +34,8 @@ extension StreamPreviewPostRequest: WireMessage {
             case (2, .varint): movieBytes = try reader.readInt64(field)
             case (3, .varint): thumbnailBytes = try reader.readInt64(field)
             case (4, .lengthDelimited): movieContentType = try reader.readString(field, name: "movieContentType")
-            case (5, .lengthDelimited): thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
+            case (5, .lengthDelimited):
+                thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
             default: try reader.skip(field)
             }
         }

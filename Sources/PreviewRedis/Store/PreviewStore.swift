@@ -69,7 +69,10 @@ public final class PreviewStore: Sendable {
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.publish,
-                keys: [keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id), keys.likers(id)],
+                keys: [
+                    keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id),
+                    keys.likers(id),
+                ],
                 args: args)
         }
         guard let parts = reply.array, parts.count == 3, let status = parts[0].string, let likes = parts[1].int else {

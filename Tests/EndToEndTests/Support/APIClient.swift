@@ -79,7 +79,8 @@ final class APIClient {
         -> [FeedItem]
     {
         let reply = try feed(token: token, query: query)
-        try #require(reply.status == 200, "feed answered \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
+        try #require(
+            reply.status == 200, "feed answered \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
         return try reply.json(FeedResponse.self).items
     }
 
@@ -93,7 +94,8 @@ final class APIClient {
                 streamId: streamId, movieBytes: Int64(movie.count), thumbnailBytes: Int64(thumbnail.count),
                 movieContentType: movieType, thumbnailContentType: thumbnailType),
             token: token)
-        try #require(reply.status == 200, "post answered \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
+        try #require(
+            reply.status == 200, "post answered \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
         return try reply.json(StreamPreviewPostResponse.self)
     }
 
@@ -106,13 +108,15 @@ final class APIClient {
         let issued = try issue(
             streamId: streamId, movie: movie, thumbnail: thumbnail, token: token, sourceLocation: sourceLocation)
         let moviePut = try put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie)
-        try #require(moviePut.status == 200, "movie PUT: \(moviePut.status) \(moviePut.text)", sourceLocation: sourceLocation)
+        try #require(
+            moviePut.status == 200, "movie PUT: \(moviePut.status) \(moviePut.text)", sourceLocation: sourceLocation)
         let thumbnailPut = try put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail)
         try #require(
             thumbnailPut.status == 200, "thumbnail PUT: \(thumbnailPut.status) \(thumbnailPut.text)",
             sourceLocation: sourceLocation)
         let committed = try commit(streamId: streamId, uploadId: issued.uploadId, token: token)
-        try #require(committed.status == 200, "commit: \(committed.status) \(committed.text)", sourceLocation: sourceLocation)
+        try #require(
+            committed.status == 200, "commit: \(committed.status) \(committed.text)", sourceLocation: sourceLocation)
         return try committed.json(FeedItem.self)
     }
 }
