@@ -68,7 +68,7 @@ public final class RedisServerFixture {
     }
 
     private static func makeTemporaryDirectory() throws -> String {
-        var template = Array("/tmp/sp-redis-XXXXXX".utf8CString)
+        var template = Array(("/tmp/sp-redis-" + mkdtempSuffix).utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
         }

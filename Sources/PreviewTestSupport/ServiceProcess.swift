@@ -190,9 +190,9 @@ public final class ServiceProcess: Sendable {
                 + "build it first (`swift build`) or set STREAMPREVIEW_BINARY")
     }
 
-    /// A fresh, private folder under /tmp, named `<prefix>-XXXXXX`.
+    /// A fresh, private folder under /tmp, named `<prefix>-` and six random characters (mkdtemp).
     public static func makeTemporaryDirectory(prefix: String = "sp-e2e") throws -> String {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        var template = Array(("/tmp/\(prefix)-" + mkdtempSuffix).utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
         }
@@ -240,3 +240,6 @@ public final class ServiceProcess: Sendable {
         }
     }
 }
+
+/// The six characters mkdtemp(3) replaces with random ones.
+let mkdtempSuffix = String(repeating: "X", count: 6)
