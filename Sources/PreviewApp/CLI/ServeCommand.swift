@@ -6,8 +6,9 @@ import PreviewRedis
 
 /// `streampreview serve`: Redis (ours or given), the object store, the HTTP API and the sweeper.
 enum ServeCommand {
-    /// Runs until SIGTERM or SIGINT. Must be called on the main thread: the embedded
-    /// redis-server is tied to the life of the thread that starts it.
+    /// Runs until SIGTERM or SIGINT (blocked in every thread and taken here), or until the
+    /// embedded redis-server dies. The embedded Redis runs under `setpriv --pdeathsig KILL`,
+    /// so it also goes when this process is killed outright.
     static func run(_ options: ServeOptions) throws -> ExitCode {
         let signals = ShutdownSignals.block()
         let data = try DataDirectory(path: options.dataDirectory)
