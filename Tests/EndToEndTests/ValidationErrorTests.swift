@@ -96,9 +96,7 @@ struct ValidationErrorTests {
         expectError(
             try api.commit(streamId: 43, uploadId: issued.uploadId, token: token), status: 409, code: "upload_not_found"
         )
-        #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: junk).status == 200)
-        #expect(
-            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+        try api.putBoth(issued, movie: junk, thumbnail: thumbnail)
         expectError(
             try api.commit(streamId: 42, uploadId: issued.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
@@ -106,10 +104,7 @@ struct ValidationErrorTests {
         // Right leading bytes, but no movie box: a cut-off recording.
         let cutOff = TestMedia.mp4WithoutMovieBox()
         let truncated = try api.issue(streamId: 42, movie: cutOff, thumbnail: thumbnail, token: token)
-        #expect(try api.put(truncated.movieBodyUrl, headers: truncated.movieHeaders, body: cutOff).status == 200)
-        #expect(
-            try api.put(truncated.movieThumbnailBodyUrl, headers: truncated.thumbnailHeaders, body: thumbnail).status
-                == 200)
+        try api.putBoth(truncated, movie: cutOff, thumbnail: thumbnail)
         expectError(
             try api.commit(streamId: 42, uploadId: truncated.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
@@ -118,10 +113,7 @@ struct ValidationErrorTests {
         let movie = TestMedia.mp4()
         let png = TestMedia.png()
         let mislabelled = try api.issue(streamId: 42, movie: movie, thumbnail: png, token: token)
-        #expect(try api.put(mislabelled.movieBodyUrl, headers: mislabelled.movieHeaders, body: movie).status == 200)
-        #expect(
-            try api.put(mislabelled.movieThumbnailBodyUrl, headers: mislabelled.thumbnailHeaders, body: png).status
-                == 200)
+        try api.putBoth(mislabelled, movie: movie, thumbnail: png)
         expectError(
             try api.commit(streamId: 42, uploadId: mislabelled.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "thumbnail")
@@ -129,10 +121,7 @@ struct ValidationErrorTests {
         // No declared sizes: an empty clip is stored, and commit refuses its size.
         let posted = try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: token)
         let undeclared = try posted.json(StreamPreviewPostResponse.self)
-        #expect(try api.put(undeclared.movieBodyUrl, headers: undeclared.movieHeaders, body: []).status == 200)
-        #expect(
-            try api.put(undeclared.movieThumbnailBodyUrl, headers: undeclared.thumbnailHeaders, body: thumbnail).status
-                == 200)
+        try api.putBoth(undeclared, movie: [], thumbnail: thumbnail)
         expectError(
             try api.commit(streamId: 42, uploadId: undeclared.uploadId, token: token), status: 422,
             code: "object_size_mismatch", target: "movie")
