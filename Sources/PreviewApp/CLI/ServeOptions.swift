@@ -12,7 +12,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var publicURL: String?
     /// A public/CDN base URL objects are readable at without a signature; nil = signed GET URLs.
     public var publicBaseURL: String?
-    public var tokenSecret: String?
+    /// The bearer-token secrets and the longest token lifetime.
+    public var tokens = TokenSecretOptions()
     public var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
@@ -49,9 +50,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL",
                 help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
-            OptionSpec(
-                flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET",
-                help: "HS256 secret for bearer tokens (default: kept in the data dir)"),
+        ] + TokenSecretOptions.specs + [
             OptionSpec(
                 flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL",
                 help: "seconds the signed PUT URLs work (default 900)"),
@@ -93,7 +92,7 @@ public struct ServeOptions: Sendable, Equatable {
         serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in
             try baseURL(url, flag: "public-base-url")
         }
-        serve.tokenSecret = options.string("token-secret")
+        serve.tokens = try TokenSecretOptions.parse(options)
         serve.policy.uploadURLTTL = try options.int64("upload-url-ttl", default: 900, range: 1...604_800)
         serve.policy.previewTTL = try options.int64("preview-ttl", default: 600, range: 1...31_536_000)
         serve.policy.maxMovieBytes = try options.int64(
