@@ -64,6 +64,9 @@ public struct ServeOptions: Sendable, Equatable {
                 flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES",
                 help: "thumbnail size limit (default 1048576)"),
             OptionSpec(
+                flag: "max-pending-uploads", environment: "STREAMPREVIEW_MAX_PENDING_UPLOADS",
+                help: "uploads a stream may have issued and not committed; more is 429 (default 8)"),
+            OptionSpec(
                 flag: "fast-start", environment: "STREAMPREVIEW_FAST_START",
                 help:
                     "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"
@@ -99,6 +102,9 @@ public struct ServeOptions: Sendable, Equatable {
             "max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
         serve.policy.maxThumbnailBytes = try options.int64(
             "max-thumbnail-bytes", default: serve.policy.maxThumbnailBytes, range: 1...(1 << 40))
+        serve.policy.maxPendingUploads = Int(
+            try options.int64(
+                "max-pending-uploads", default: Int64(serve.policy.maxPendingUploads), range: 1...10_000))
         if let mode = options.string("fast-start") {
             guard let policy = FastStartPolicy(rawValue: mode) else {
                 throw UsageError("--fast-start must be require or warn, not '\(mode)'")
