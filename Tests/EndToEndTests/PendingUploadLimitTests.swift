@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `--max-pending-uploads`: uploads issued and not committed, per stream.
-@Suite("Pending upload limit")
+@Suite("Pending upload limit, end to end")
 struct PendingUploadLimitEndToEndTests {
     @Test(
         "The upload after --max-pending-uploads is 429 too_many_pending_uploads with Retry-After; a commit frees a place"

@@ -142,7 +142,9 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: empty))
         try Data("0123456789\n".utf8).write(to: URL(fileURLWithPath: short))
         try Data(" \n\n".utf8).write(to: URL(fileURLWithPath: blank))
-        for file in [empty, short, blank, directory + "/missing", directory] {
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0, "a FIFO must be refused, not waited on")
+        for file in [empty, short, blank, directory + "/missing", directory, fifo] {
             let code = StreamPreviewCLI.main(
                 arguments: ["token", "--sub", "a", "--token-secret-file", file], environment: [:])
             #expect(code == .config, "\(file)")

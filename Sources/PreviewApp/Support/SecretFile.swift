@@ -11,7 +11,8 @@ enum SecretFile {
     /// the file does not exist. Unreadable, not a regular file, too large, or empty after
     /// trimming throws. `what` names the file in messages ("token secret file").
     static func readIfPresent(_ path: String, what: String) throws -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO given as a secret file must not hang start-up (fstat then refuses it).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let error = errno
             if error == ENOENT { return nil }
