@@ -38,7 +38,11 @@ struct DataDirectory: Sendable {
     func secret(named name: String) throws -> [UInt8] {
         let file = path + "/" + name
         let what = "\(name) file"
-        if let existing = try SecretFile.readIfPresent(file, what: what) {
+        let found: [UInt8]?
+        do { found = try SecretFile.readIfPresent(file, what: what) } catch let error as AppError {
+            throw AppError(error.description + "; " + Self.regenerateHint, exitCode: error.exitCode)
+        }
+        if let existing = found {
             try Self.checkStrength(existing, file: file, what: what)
             var status = stat()
             if stat(file, &status) == 0 { try Self.makePrivate(file, mode: status.st_mode, wanted: 0o600, what: what) }
@@ -55,11 +59,13 @@ struct DataDirectory: Sendable {
         return secret
     }
 
+    private static let regenerateHint =
+        "delete it to have a new one generated (tokens and URLs signed with the old one stop working)"
+
     private static func checkStrength(_ secret: [UInt8], file: String, what: String) throws {
         if let problem = JWTKeySet.problem(withSecret: secret) {
             throw AppError(
-                "the \(what) \(file) \(problem); delete it to have a new one generated (tokens and URLs signed "
-                    + "with the old one stop working)", exitCode: .config)
+                "the \(what) \(file) \(problem); \(regenerateHint)", exitCode: .config)
         }
     }
 
