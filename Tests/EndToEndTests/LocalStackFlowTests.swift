@@ -68,6 +68,13 @@ struct LocalStackFlowTests {
         #expect(late.text.contains("AccessDenied") || late.text.contains("expired"), "\(late.text)")
     }
 
+    /// Upload URLs sign `If-None-Match: *`: LocalStack, like S3, answers 412 PreconditionFailed to a
+    /// second PUT of the same URL, before and after commit, and the feed serves the first bytes.
+    @Test func anUploadURLWritesItsObjectOnceAndTheFeedServesTheFirstBytes() throws {
+        let flow = try S3Flow(endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsonce")
+        try flow.writeOnceUpload(streamId: 904)
+    }
+
     private func expectForbidden(_ reply: Reply, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == 403, "\(what): \(reply.status) \(reply.text)", sourceLocation: sourceLocation)
     }

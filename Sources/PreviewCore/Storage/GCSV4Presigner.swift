@@ -81,13 +81,22 @@ public struct GCSV4Presigner: ObjectURLSigner {
     /// The string to sign behind `presign`.
     public func stringToSign(for request: ObjectSignRequest) throws -> String { try prepare(request).stringToSign }
 
-    /// The headers an upload URL signs and the client must send: `Content-Type` and
-    /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body).
+    /// The headers an upload URL signs and the client must send: `Content-Type`,
+    /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body) and
+    /// `x-goog-if-generation-match: 0` (GCS answers 412 when the object already exists, so an
+    /// object is written once and a committed one cannot be replaced through its URL).
     public static func uploadHeaders(
         contentType: String, declaredBytes: Int64?, maxBytes: Int64
     ) -> [(name: String, value: String)] {
-        [("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)")]
+        [
+            ("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)"),
+            (writeOnceHeader.name, writeOnceHeader.value),
+        ]
     }
+
+    /// The precondition that makes an upload URL write-once ("Request preconditions": a
+    /// generation match of 0 succeeds only when no live object has the name).
+    public static let writeOnceHeader = (name: "x-goog-if-generation-match", value: "0")
 
     private struct Prepared {
         var base: String
