@@ -84,6 +84,7 @@ public struct ServeOptions: Sendable, Equatable {
     {
         var serve = ServeOptions()
         serve.storage = try StorageOptions.parse(options, environment: environment)
+        serve.policy.declaredSizes = SignerFactory.declaredSizes(for: serve.storage.backend)
         if let host = options.string("host") { serve.host = host }
         serve.port = UInt16(try options.int64("port", default: Int64(serve.port), range: 0...65535))
         if let dir = options.string("data-dir") { serve.dataDirectory = dir }
