@@ -1,6 +1,6 @@
 // The only file that calls libmicrohttpd. Raw pointers stay here.
 import CMicroHTTPD
-import CShims
+import CShimsMHD
 import Glibc
 import PreviewCore
 import Synchronization
@@ -116,12 +116,21 @@ private final class ServerContext: Sendable {
 /// orders these before the job runs); the worker sets `response` then resumes the
 /// connection; MHD's resume lock orders that before the MHD thread reads `response`.
 private final class RequestState: @unchecked Sendable {
+    /// How the body of an admitted request is read.
+    enum Body {
+        /// Into `body`, at most `limit` bytes.
+        case buffer(limit: Int)
+        case stream(any HTTPBodySink)
+    }
+
     let target: RequestTarget
     var head: HTTPRequestHead?
-    var remoteAddress = ""
-    var bodyLimit = 0
+    var mode = Body.buffer(limit: 0)
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// Set once `respond(to:)` has been handed the request: from then on a streamed body is
+    /// the responder's, and is not abandoned.
+    var dispatched = false
     /// Set while the request is suspended, for the worker to resume.
     var connection: OpaquePointer?
     /// The responder's answer, waiting for MHD to call the handler again after resume.
@@ -146,23 +155,29 @@ private func requestStarted(
     return Unmanaged.passRetained(RequestState(target: RequestTarget(raw: raw))).toOpaque()
 }
 
-/// MHD_OPTION_NOTIFY_COMPLETED: frees the request's state, however the request ended.
+/// MHD_OPTION_NOTIFY_COMPLETED: frees the request's state, however the request ended. A
+/// streamed body whose request never reached `respond(to:)` (client gone, timeout, refused
+/// chunk, server stopping) is abandoned here: MHD calls this once per request.
 private func requestCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
 ) {
-    guard let requestContext, let state = requestContext.pointee else { return }
+    guard let requestContext, let pointer = requestContext.pointee else { return }
     requestContext.pointee = nil
-    Unmanaged<RequestState>.fromOpaque(state).release()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+    if case .stream(let sink) = state.mode, !state.dispatched {
+        sink.abandon()
+    }
     if let cls {
         Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
     }
 }
 
-/// The access handler. MHD calls it once when the headers are complete, once per chunk of
-/// body, once more when the body is complete (which hands the request to a worker and
-/// suspends), and once after the worker resumes the connection, which queues the response.
-/// Never answering on the first call keeps keep-alive on.
+/// The access handler. MHD calls it once when the headers are complete (admission), once per
+/// chunk of body, once more when the body is complete (which hands the request to a worker
+/// and suspends), and once after the worker resumes the connection, which queues the
+/// response. Only refusals are answered on the first call: that skips `100 Continue` and the
+/// body, and MHD then closes the connection; any other answer there would turn keep-alive off.
 private func handleAccess(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
@@ -175,35 +190,14 @@ private func handleAccess(
     let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
 
     guard let head = state.head else {
-        let head = HTTPRequestHead(
-            method: String(cString: method), path: state.target.path, rawQuery: state.target.rawQuery,
-            headers: requestHeaders(connection))
-        state.head = head
-        state.remoteAddress = CShims_mhd_client_address(connection).map(ListenAddress.text(of:)) ?? ""
-        state.bodyLimit = max(0, context.responder.bodyLimit(for: head))
-        if let declared = head.headers["Content-Length"].flatMap(UInt64.init) {
-            if declared > UInt64(state.bodyLimit) {
-                state.bodyTooLarge = true
-            } else {
-                state.body.reserveCapacity(Int(declared))
-            }
-        }
-        return .YES
+        return admit(state, method: String(cString: method), on: connection, context: context)
     }
 
     let received = uploadDataSize.pointee
     if received > 0 {
-        // Past the limit the bytes are drained and dropped, so the connection stays usable.
-        if !state.bodyTooLarge, let uploadData {
-            if received > state.bodyLimit - state.body.count {
-                state.bodyTooLarge = true
-                state.body = []
-            } else {
-                state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: received))
-            }
-        }
+        guard let uploadData else { return .NO }  // MHD passes data with every non-zero size
         uploadDataSize.pointee = 0
-        return .YES
+        return take(UnsafeRawBufferPointer(start: uploadData, count: received), into: state)
     }
 
     if let response = state.response {
@@ -211,11 +205,14 @@ private func handleAccess(
         state.connection = nil
         return queue(response, on: connection)
     }
+    var sink: (any HTTPBodySink)?
+    if case .stream(let streamed) = state.mode { sink = streamed }
     let request = HTTPRequest(
         method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
-        body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: state.remoteAddress)
+        body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: head.remoteAddress, bodySink: sink)
     state.body = []
     state.connection = connection
+    state.dispatched = true
     let responder = context.responder
     let dispatched = context.pool.submit(
         {
@@ -228,6 +225,65 @@ private func handleAccess(
     // The pool is shut down (stop() is past its drain wait): answer on this thread.
     state.connection = nil
     return queue(responder.respond(to: request), on: connection)
+}
+
+/// The first call: framing check, then the responder's admission. A refusal is queued now,
+/// before MHD would send `100 Continue` or read a body byte; MHD then drops whatever the
+/// client sent after the head and closes the connection once the answer is out.
+private func admit(
+    _ state: RequestState, method: String, on connection: OpaquePointer, context: ServerContext
+) -> MHD_Result {
+    let headers = requestHeaders(connection)
+    let head = HTTPRequestHead(
+        method: method, path: state.target.path, rawQuery: state.target.rawQuery, headers: headers,
+        remoteAddress: CShims_mhd_client_address(connection).map(ListenAddress.text(of:)) ?? "")
+    state.head = head
+    if let problem = HTTPFraming.problem(in: headers) {
+        return queueClosing(context.responder.refuse(head, reason: problem), on: connection)
+    }
+    switch context.responder.admit(head) {
+    case .reject(let response):
+        return queueClosing(response, on: connection)
+    case .stream(let sink):
+        state.mode = .stream(sink)
+    case .buffer(let requested):
+        let limit = max(0, requested)
+        // Framing is checked above, so a Content-Length here is one plain value.
+        let declared = headers["Content-Length"].flatMap(UInt64.init)
+        state.mode = .buffer(limit: limit)
+        if let declared {
+            if declared > UInt64(limit) {
+                state.bodyTooLarge = true
+            } else {
+                state.body.reserveCapacity(Int(declared))
+            }
+        }
+    }
+    return .YES
+}
+
+/// One chunk of body. Returning `.NO` makes MHD close the connection without an answer
+/// (MHD 0.9.75 refuses to queue a response while a body is still being received).
+private func take(_ chunk: UnsafeRawBufferPointer, into state: RequestState) -> MHD_Result {
+    switch state.mode {
+    case .stream(let sink):
+        // A refused chunk ends the request; NOTIFY_COMPLETED then abandons the sink.
+        return sink.write(chunk) ? .YES : .NO
+    case .buffer(let limit):
+        if state.bodyTooLarge {
+            // A declared length over the limit: the bytes are read and dropped, so the
+            // connection stays usable for the 413 and the next request.
+            return .YES
+        }
+        guard chunk.count <= limit - state.body.count else {
+            // Only a chunked body gets here (a declared length was checked on admission). It
+            // is not drained: its end is whatever the client wants it to be.
+            state.body = []
+            return .NO
+        }
+        state.body.append(contentsOf: chunk)
+        return .YES
+    }
 }
 
 /// Collects .HEADER_KIND values in arrival order, repeated names included.
@@ -256,6 +312,14 @@ private func requestHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
 }
 
 // MARK: - Responses
+
+/// Queues a refusal on the first call with `Connection: close`, which MHD honours by closing
+/// after the answer (it would anyway, for a response queued before the body).
+private func queueClosing(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    var closing = response
+    closing.headers.set("Connection", "close")
+    return queue(closing, on: connection)
+}
 
 /// Queues `response`; anything MHD refuses (unopenable file, bad header, odd status) becomes
 /// an empty 500 and one log line.

@@ -75,9 +75,21 @@ final class AppHarness {
         for (name, value) in headers { request.headers.add(name, value) }
         let head = HTTPRequestHead(
             method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
-        if request.body.count > router.bodyLimit(for: head) {
+        switch router.admit(head) {
+        case .reject(let response):
+            return response
+        case .buffer(let limit):
+            if request.body.count > limit {
+                request.body = []
+                request.bodyTooLarge = true
+            }
+        case .stream(let sink):
+            guard request.body.withUnsafeBytes({ sink.write($0) }) else {
+                sink.abandon()
+                return HTTPResponse(status: 0)  // the server would close the connection unanswered
+            }
             request.body = []
-            request.bodyTooLarge = true
+            request.bodySink = sink
         }
         return router.respond(to: request)
     }

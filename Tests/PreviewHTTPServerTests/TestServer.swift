@@ -3,12 +3,14 @@ import PreviewCore
 import PreviewHTTPServer
 import Synchronization
 
-/// Records every head and request it sees and answers with `answer`.
+/// Records every head, refusal and request it sees; admits with `admission` (by default
+/// `.buffer(limit:)`) and answers with `answer`.
 final class RecordingResponder: HTTPResponder {
-    let limit: Int
     let delayMicroseconds: UInt32
+    let admission: @Sendable (HTTPRequestHead) -> RequestAdmission
     let answer: @Sendable (HTTPRequest) -> HTTPResponse
     private let heads = Mutex<[HTTPRequestHead]>([])
+    private let refusals = Mutex<[HTTPRefusal]>([])
     private let requests = Mutex<[HTTPRequest]>([])
 
     init(
@@ -17,17 +19,34 @@ final class RecordingResponder: HTTPResponder {
             HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
         }
     ) {
-        self.limit = limit
         self.delayMicroseconds = delayMicroseconds
+        self.admission = { _ in .buffer(limit: limit) }
+        self.answer = answer
+    }
+
+    init(
+        admission: @escaping @Sendable (HTTPRequestHead) -> RequestAdmission,
+        answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in
+            HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
+        }
+    ) {
+        self.delayMicroseconds = 0
+        self.admission = admission
         self.answer = answer
     }
 
     var seenHeads: [HTTPRequestHead] { heads.withLock { $0 } }
+    var seenRefusals: [HTTPRefusal] { refusals.withLock { $0 } }
     var seenRequests: [HTTPRequest] { requests.withLock { $0 } }
 
-    func bodyLimit(for head: HTTPRequestHead) -> Int {
+    func admit(_ head: HTTPRequestHead) -> RequestAdmission {
         heads.withLock { $0.append(head) }
-        return limit
+        return admission(head)
+    }
+
+    func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
+        refusals.withLock { $0.append(reason) }
+        return HTTPResponse(status: 400, body: .bytes(Array("refused".utf8)))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {

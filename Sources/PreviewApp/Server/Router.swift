@@ -27,11 +27,38 @@ struct Router: HTTPResponder {
         }
     }
 
-    func bodyLimit(for head: HTTPRequestHead) -> Int {
+    func admit(_ head: HTTPRequestHead) -> RequestAdmission {
         if head.method == "PUT", head.path.hasPrefix(Route.objectsPrefix), let objects {
-            return objects.bodyLimit(rawQuery: head.rawQuery)
+            return .buffer(limit: objects.bodyLimit(rawQuery: head.rawQuery))
         }
-        return WireIO.maxAPIBodyBytes
+        if let declared = head.headers["Content-Length"].flatMap(Int.init), declared > WireIO.maxAPIBodyBytes {
+            return .reject(
+                answer(head, APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")))
+        }
+        return .buffer(limit: WireIO.maxAPIBodyBytes)
+    }
+
+    func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
+        switch reason {
+        case .ambiguousFraming(let why): return answer(head, APIError(.badRequest, "ambiguous body framing: \(why)"))
+        }
+    }
+
+    /// An error answer to a request refused on its head, logged like any other request.
+    private func answer(_ head: HTTPRequestHead, _ error: APIError) -> HTTPResponse {
+        let requestId = Self.requestId()
+        let request = HTTPRequest(
+            method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
+            remoteAddress: head.remoteAddress)
+        var response = WireIO.error(error, requestId: requestId, for: request)
+        response.headers.add("X-Request-Id", requestId)
+        Log.info(
+            "request",
+            [
+                "request_id": requestId, "method": head.method, "path": head.path,
+                "status": String(response.status), "error": error.code.rawValue,
+            ])
+        return response
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {

@@ -17,6 +17,8 @@ public struct APIError: Error, Sendable, Equatable {
     /// Stable codes; the raw value is what clients see.
     public enum Code: String, Sendable, CaseIterable {
         case invalidArgument = "invalid_argument"
+        /// The request itself is malformed at the HTTP level (ambiguous body framing).
+        case badRequest = "bad_request"
         case unauthenticated
         case forbidden
         case notFound = "not_found"
@@ -40,7 +42,7 @@ public struct APIError: Error, Sendable, Equatable {
 
         public var status: Int {
             switch self {
-            case .invalidArgument: return 400
+            case .invalidArgument, .badRequest: return 400
             case .unauthenticated: return 401
             case .forbidden, .signatureInvalid, .urlExpired: return 403
             case .notFound, .streamNotLive: return 404

@@ -1,5 +1,5 @@
-// Shims for libmicrohttpd's variadic functions; see CShims_mhd.h.
-#include "CShims_mhd.h"
+// Shims for libmicrohttpd's variadic functions; see CShimsMHD.h.
+#include "CShimsMHD.h"
 
 #include <stdarg.h>
 #include <stdio.h>
