@@ -49,14 +49,21 @@ struct WriteOnceTests {
     func putCutShortStoresNothing() throws {
         let upload = try IssuedUpload()
         let target = try RawTarget(upload.issued.movieBodyUrl)
+        let temporary = upload.service.dataDirectory + "/objects/tmp"
         do {
             let connection = try RawConnection(target)
+            // The headers the upload names: its type and its signed Content-Length.
             let headers = upload.issued.movieHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-            try connection.send(
-                target.head("PUT", headers + [("Content-Length", String(upload.movie.count))])
-                    + upload.movie.prefix(upload.movie.count / 2))
+            #expect(upload.issued.movieHeaders["Content-Length"] == String(upload.movie.count))
+            try connection.send(target.head("PUT", headers + [("Expect", "100-continue")]))
+            // 100 Continue: the head was admitted and the body has its temporary file.
+            let interim = try connection.readResponse()
+            #expect(
+                interim.status == 100,
+                "\(interim.status) \(interim.headers) \(String(decoding: interim.body, as: UTF8.self))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).count == 1)
+            try connection.send(Array(upload.movie.prefix(upload.movie.count / 2)))
         }  // closed here, half the body sent
-        let temporary = upload.service.dataDirectory + "/objects/tmp"
         let deadline = Date().addingTimeInterval(10)
         while try !FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, Date() < deadline {
             usleep(20_000)
