@@ -136,6 +136,11 @@ final class RawHTTPConnection {
         }
     }
 
+    /// Ends the connection from this side (FIN both ways), as a client that goes away.
+    func disconnect() {
+        _ = shutdown(fd, Int32(SHUT_RDWR))  // the test then watches the server's side
+    }
+
     /// Waits up to `milliseconds` for the server to close the connection, discarding anything
     /// it sends; true once closed (EOF or reset), false if still open at the deadline.
     func waitForClose(milliseconds: Int) throws -> Bool {
