@@ -28,8 +28,8 @@ final class MHDDaemon {
         let backlog = try Self.count("listenBacklog", configuration.listenBacklog, minimum: 1)
         let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
 
-        // Poll, not epoll or auto: MHD's epoll loop stalls when exactly 128 events are ready
-        // (NOTES-C). ITC lets stop() quiesce the listener first. Each request is suspended
+        // Poll, not epoll or auto: MHD 0.9.75's epoll loop stalls when exactly 128 events are
+        // ready (reproduced at 128 and 256 connections). ITC lets stop() quiesce the listener first. Each request is suspended
         // while a ResponderPool worker runs the responder: an MHD thread owns its connections,
         // so a responder blocking it would stall all of them, even with other workers idle.
         var flags =
@@ -123,7 +123,8 @@ final class ServerContext: Sendable {
     let headerTimeoutSeconds: Int64
     /// Seconds a kept-alive connection may wait for its next request line.
     let idleTimeoutSeconds: Int64
-    /// Requests between the URI callback and NOTIFY_COMPLETED, for a graceful stop.
+    /// Requests between admission and NOTIFY_COMPLETED, for a graceful stop. A head still
+    /// arriving is not counted: stop() does not wait for a client that may never finish it.
     let inFlight = Atomic<Int>(0)
 
     init(

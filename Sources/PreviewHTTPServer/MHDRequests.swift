@@ -49,7 +49,6 @@ func requestStarted(
     guard let cls, let uri, let connection else { return nil }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     let raw = Array(UnsafeRawBufferPointer(start: uri, count: strlen(uri)))
-    context.inFlight.add(1, ordering: .relaxed)
     // A request line has arrived: the rest of its head is due within the header timeout.
     let deadline = connectionDeadline(of: connection)
     deadline?.set(ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
@@ -73,7 +72,7 @@ func requestCompleted(
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     // Kept alive, the connection now waits for its next request line.
     state.deadline?.set(ConnectionWatchdog.after(seconds: context.idleTimeoutSeconds))
-    context.inFlight.subtract(1, ordering: .releasing)
+    if state.head != nil { context.inFlight.subtract(1, ordering: .releasing) }
 }
 
 /// The access handler. MHD calls it once when the headers are complete (admission), once per
@@ -142,6 +141,7 @@ private func admit(
         remoteAddress: CShims_mhd_client_address(connection).map(ListenAddress.text(of:)) ?? "")
     state.head = head
     state.deadline?.clear()
+    context.inFlight.add(1, ordering: .relaxed)
     if let problem = HTTPFraming.problem(in: headers) {
         return queueClosing(context.responder.refuse(head, reason: problem), on: connection)
     }

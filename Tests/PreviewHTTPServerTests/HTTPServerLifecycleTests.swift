@@ -174,6 +174,28 @@ struct HTTPServerLifecycleTests {
         #expect(try connection.readUntilClosed().isEmpty)
     }
 
+    @Test("stop does not wait for a client still sending its head, and closes it")
+    func stopWithUnfinishedHead() throws {
+        let responder = RecordingResponder()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: responder)
+        let port = try server.start()
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET /never-finished HTTP/1.1\r\nHost: h\r\n")
+        // A round trip on a second connection gives the server time to read the request line.
+        let probe = try RawHTTPConnection(port: port)
+        try probe.send("GET /probe HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try probe.readResponse().status == 200)
+        // Well before the drain timeout (10 s) and the header deadline (10 s) would end a wait.
+        let stopped = Atomic<Bool>(false)
+        let stopper = Thread {
+            server.stop()
+            stopped.store(true, ordering: .releasing)
+        }
+        stopper.start()
+        #expect(eventually(within: 5) { stopped.load(ordering: .acquiring) })
+        #expect(try connection.readUntilClosed().isEmpty)
+    }
+
     @Test("stop lets a request already in the responder finish and be answered")
     func stopDrainsInFlight() throws {
         let entered = Atomic<Bool>(false)
