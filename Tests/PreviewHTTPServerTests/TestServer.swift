@@ -88,3 +88,51 @@ func binaryBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
         return UInt8(truncatingIfNeeded: state >> 56)
     }
 }
+
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
+func eventually(within seconds: Int = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(1_000)
+    }
+    return true
+}
+
+/// Raises this process's open-descriptor soft limit to its hard limit (for tests holding
+/// over a thousand sockets); returns the new soft limit.
+@discardableResult
+func raiseOpenFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)  // the caller checks the result
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    return Int(limit.rlim_cur)
+}
+
+/// A body sink that records what it is given, and can refuse after `acceptBytes`.
+final class RecordingSink: HTTPBodySink {
+    private let bytes = Mutex<[UInt8]>([])
+    private let abandons = Atomic<Int>(0)
+    let acceptBytes: Int
+
+    init(acceptBytes: Int = .max) {
+        self.acceptBytes = acceptBytes
+    }
+
+    var received: [UInt8] { bytes.withLock { $0 } }
+    var abandonCount: Int { abandons.load(ordering: .acquiring) }
+
+    func write(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        bytes.withLock { bytes in
+            guard bytes.count + chunk.count <= acceptBytes else { return false }
+            bytes.append(contentsOf: chunk)
+            return true
+        }
+    }
+
+    func abandon() {
+        abandons.add(1, ordering: .releasing)
+    }
+}
