@@ -103,6 +103,20 @@ import Testing
         #expect(try app.local.read(key: key, offset: 0, length: 1 << 20) == TestClips.mp4)
     }
 
+    @Test func partialUploadsLeftByAStoppedProcessAreRemovedWhenTheStoreOpens() throws {
+        let app = try AppHarness()
+        let url = try putURL(app, headers: [], maxBytes: 10)
+        let upload = try streamed(app, head(url, [("Content-Length", "4")]))
+        #expect([UInt8]([1, 2]).withUnsafeBytes { upload.write($0) })
+        #expect(try temporaryFiles(app).count == 1)
+        // The process stops here; the next one opens the same folder.
+        _ = try LocalObjectStore(
+            root: app.local.root, publicBaseURL: nil, secret: "storage-secret", grid: ExpiryGrid(),
+            crypto: app.context.crypto)
+        #expect(try temporaryFiles(app) == [])
+        #expect(try !app.local.exists(key: key))
+    }
+
     @Test func aBodyLongerThanItsContentLengthIsRefusedAndStoresNothing() throws {
         let app = try AppHarness()
         let url = try putURL(app, headers: [], maxBytes: 10)

@@ -3,7 +3,8 @@ import PreviewCore
 import Synchronization
 
 /// The embedded object store: objects are files under `<data>/objects/data/<key>`, their
-/// content types under `<data>/objects/meta/<key>`, and this process serves them under
+/// content types under `<data>/objects/meta/<key>`, uploads in progress under
+/// `<data>/objects/tmp`, and this process serves them under
 /// `/objects/<key>` with SigV4-shaped signed URLs (region `local`, service `s3`).
 ///
 /// Objects are written once: a PUT streams into a temporary file (`LocalObjectUpload`) that is
@@ -32,6 +33,11 @@ final class LocalObjectStore: ObjectStorage {
         signedURLs = SignedURLCache()
         for folder in ["data", "meta", "tmp"] {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+        }
+        // Partial uploads of a process that stopped mid-PUT: never published, never read again.
+        // This process owns the data dir (its Redis lives there too), so none of them is live.
+        for leftover in try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp") {
+            try FileManager.default.removeItem(atPath: "\(root)/tmp/\(leftover)")
         }
     }
 
