@@ -79,24 +79,23 @@ struct Router: HTTPResponder {
 
     /// Every failure as an API error response, in one place.
     private func errorResponse(_ error: any Error, requestId: String, for request: HTTPRequest) -> HTTPResponse {
-        var response: HTTPResponse
         switch error {
         case let error as APIError:
-            response = WireIO.error(error, requestId: requestId, for: request)
+            return WireIO.error(error, requestId: requestId, for: request)
         case let failure as APIFailure:
-            response = WireIO.error(failure.error, requestId: requestId, for: request)
+            var response = WireIO.error(failure.error, requestId: requestId, for: request)
             for field in failure.headers { response.headers.add(field.name, field.value) }
+            return response
         case let error as RedisError where error.kind != .server:
             Log.warn("redis_unavailable", ["request_id": requestId, "error": error.description])
-            response = WireIO.error(.redisUnavailable, requestId: requestId, for: request)
+            return WireIO.error(.redisUnavailable, requestId: requestId, for: request)
         case let error as StorageError:
             Log.warn("storage_unavailable", ["request_id": requestId, "error": error.description])
-            response = WireIO.error(.storageUnavailable, requestId: requestId, for: request)
+            return WireIO.error(.storageUnavailable, requestId: requestId, for: request)
         default:
             Log.error("internal_error", ["request_id": requestId, "path": request.path, "error": "\(error)"])
-            response = WireIO.error(.internalError, requestId: requestId, for: request)
+            return WireIO.error(.internalError, requestId: requestId, for: request)
         }
-        return response
     }
 
     /// Adds what every response of its route carries, and logs the request once.
