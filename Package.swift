@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // The target graph is the architecture: a pure core, one thin adapter per C
-// library, and the app that wires them (see ../shared/STYLE.md).
+// library, and the app that wires them.
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
@@ -15,14 +15,17 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // Only what Swift cannot call: variadic C functions and macros.
-        .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"]),
+        // Only what Swift cannot call (variadic C functions, macros): one shim module per C
+        // library, depended on by that library's adapter alone.
+        .target(name: "CShimsCurl", dependencies: ["CCurl"]),
+        .target(name: "CShimsMHD", dependencies: ["CMicroHTTPD"]),
 
         .target(name: "PreviewCore", swiftSettings: strict),
         .target(name: "PreviewRedis", dependencies: ["PreviewCore", "CHiredis"], swiftSettings: strict),
-        .target(name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShims"], swiftSettings: strict),
         .target(
-            name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShims"], swiftSettings: strict),
+            name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShimsCurl"], swiftSettings: strict),
+        .target(
+            name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShimsMHD"], swiftSettings: strict),
         .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "PreviewApp",

@@ -1,6 +1,6 @@
 // The only file that calls libcurl (7.88). Raw pointers stay here.
 import CCurl
-import CShims
+import CShimsCurl
 import PreviewCore
 
 #if canImport(Glibc)

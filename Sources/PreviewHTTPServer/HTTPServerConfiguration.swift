@@ -6,9 +6,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: UInt16 = 0
     /// Worker threads. Responders block (Redis, disk), so this bounds concurrent requests.
     public var threadPoolSize: Int = 8
+    /// Connections open at once, from all clients.
     public var connectionLimit: Int = 1024
-    /// Idle seconds before a connection is closed (keep-alive included).
-    public var connectionTimeoutSeconds: Int = 30
+    /// Connections open at once from one peer address, so one client cannot take every slot.
+    public var maxConnectionsPerAddress: Int = 64
+    /// Seconds a client has to send a complete request head: counted from connecting, and on a
+    /// kept-alive connection from the moment its request line arrives. Absolute: a client
+    /// trickling bytes does not extend it.
+    public var headerTimeoutSeconds: Int = 10
+    /// Seconds a kept-alive connection may wait for its next request line (absolute), and
+    /// seconds without any progress before a request body or response is given up.
+    public var idleTimeoutSeconds: Int = 30
     public var listenBacklog: Int = 511
     /// Per-connection memory; bounds the request line plus headers.
     public var connectionMemoryLimit: Int = 64 * 1024

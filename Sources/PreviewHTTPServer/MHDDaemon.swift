@@ -1,6 +1,8 @@
-// The only file that calls libmicrohttpd. Raw pointers stay here.
+// The libmicrohttpd adapter is MHDDaemon.swift (daemon and connections), MHDRequests.swift
+// (requests) and MHDResponses.swift (responses): the only files that call it. Raw pointers
+// stay in them.
 import CMicroHTTPD
-import CShims
+import CShimsMHD
 import Glibc
 import PreviewCore
 import Synchronization
@@ -20,12 +22,14 @@ final class MHDDaemon {
         let address = try ListenAddress(host: configuration.host, port: configuration.port)
         let poolSize = try Self.count("threadPoolSize", configuration.threadPoolSize, minimum: 1)
         let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: 1)
-        let timeout = try Self.count("connectionTimeoutSeconds", configuration.connectionTimeoutSeconds, minimum: 0)
+        let perAddress = try Self.count("maxConnectionsPerAddress", configuration.maxConnectionsPerAddress, minimum: 1)
+        let headerTimeout = try Self.count("headerTimeoutSeconds", configuration.headerTimeoutSeconds, minimum: 1)
+        let idleTimeout = try Self.count("idleTimeoutSeconds", configuration.idleTimeoutSeconds, minimum: 1)
         let backlog = try Self.count("listenBacklog", configuration.listenBacklog, minimum: 1)
         let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
 
-        // Poll, not epoll or auto: MHD's epoll loop stalls when exactly 128 events are ready
-        // (NOTES-C). ITC lets stop() quiesce the listener first. Each request is suspended
+        // Poll, not epoll or auto: MHD 0.9.75's epoll loop stalls when exactly 128 events are
+        // ready (reproduced at 128 and 256 connections). ITC lets stop() quiesce the listener first. Each request is suspended
         // while a ResponderPool worker runs the responder: an MHD thread owns its connections,
         // so a responder blocking it would stall all of them, even with other workers idle.
         var flags =
@@ -39,25 +43,37 @@ final class MHDDaemon {
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
         }
-        let context = ServerContext(responder: responder, pool: pool)
+        guard let watchdog = ConnectionWatchdog() else {
+            pool.shutdown()
+            throw .startFailed(
+                host: configuration.host, port: configuration.port, reason: "cannot create the watchdog thread")
+        }
+        let context = ServerContext(
+            responder: responder, pool: pool, watchdog: watchdog, headerTimeoutSeconds: Int64(headerTimeout),
+            idleTimeoutSeconds: Int64(idleTimeout))
         var reason = [CChar](repeating: 0, count: 512)
         let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
             var settings = CShims_mhd_settings(
                 flags: flags,
                 thread_pool_size: ioThreads,
                 connection_limit: connectionLimit,
-                connection_timeout_seconds: timeout,
+                per_ip_connection_limit: perAddress,
+                // MHD's inactivity timeout bounds a body or response that stalls; the watchdog
+                // bounds heads and idle keep-alive connections absolutely.
+                connection_timeout_seconds: idleTimeout,
                 listen_backlog: backlog,
                 connection_memory_limit: Int(memory),
                 address: socketAddress,
                 access_handler: handleAccess,
                 completed: requestCompleted,
                 uri_log: requestStarted,
+                notify_connection: connectionChanged,
                 context: Unmanaged.passUnretained(context).toOpaque())
             return CShims_mhd_start(&settings, &reason, reason.count)
         }
         guard let started else {
             pool.shutdown()
+            watchdog.stop()
             let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .startFailed(
                 host: configuration.host, port: configuration.port,
@@ -73,7 +89,7 @@ final class MHDDaemon {
     /// Quiesces the listener, waits for in-flight requests (bounded by `drainTimeout`), joins
     /// the responder workers (each resumes its connection before finishing, so none stays
     /// suspended, which MHD_stop_daemon does not allow), then stops the daemon, which closes
-    /// idle keep-alive connections.
+    /// idle keep-alive connections, and last the watchdog, which has forgotten them all.
     func stop() {
         guard let handle else { return }
         self.handle = nil
@@ -84,6 +100,7 @@ final class MHDDaemon {
         }
         context.pool.shutdown()
         MHD_stop_daemon(handle)
+        context.watchdog.stop()
         // After quiesce MHD leaves the listening socket to us, to close once stopped.
         if listener >= 0 { _ = close(listener) }  // nothing useful to do if close fails
     }
@@ -97,230 +114,58 @@ final class MHDDaemon {
 }
 
 /// What every callback of one daemon shares. Sendable: immutable apart from an atomic.
-private final class ServerContext: Sendable {
+final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let pool: ResponderPool
-    /// Requests between the URI callback and NOTIFY_COMPLETED, for a graceful stop.
+    let watchdog: ConnectionWatchdog
+    /// Seconds a client has to send a request head: from connecting, or from the request line
+    /// on a kept-alive connection.
+    let headerTimeoutSeconds: Int64
+    /// Seconds a kept-alive connection may wait for its next request line.
+    let idleTimeoutSeconds: Int64
+    /// Requests between admission and NOTIFY_COMPLETED, for a graceful stop. A head still
+    /// arriving is not counted: stop() does not wait for a client that may never finish it.
     let inFlight = Atomic<Int>(0)
 
-    init(responder: any HTTPResponder, pool: ResponderPool) {
+    init(
+        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog,
+        headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64
+    ) {
         self.responder = responder
         self.pool = pool
+        self.watchdog = watchdog
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 }
 
-/// One request's state, from its request line to NOTIFY_COMPLETED.
-///
-/// `@unchecked Sendable`: it crosses threads once each way, never shared at the same time.
-/// The MHD thread fills it, suspends the connection and queues the job (the pool's lock
-/// orders these before the job runs); the worker sets `response` then resumes the
-/// connection; MHD's resume lock orders that before the MHD thread reads `response`.
-private final class RequestState: @unchecked Sendable {
-    let target: RequestTarget
-    var head: HTTPRequestHead?
-    var remoteAddress = ""
-    var bodyLimit = 0
-    var body: [UInt8] = []
-    var bodyTooLarge = false
-    /// Set while the request is suspended, for the worker to resume.
-    var connection: OpaquePointer?
-    /// The responder's answer, waiting for MHD to call the handler again after resume.
-    var response: HTTPResponse?
-
-    init(target: RequestTarget) {
-        self.target = target
-    }
-}
-
-// MARK: - Callbacks (file-scope functions: a capturing closure cannot be a C function pointer)
-
-/// MHD_OPTION_URI_LOG_CALLBACK: the request target exactly as sent, before MHD splits and
-/// unescapes it in place. The returned state becomes the request's `*req_cls`.
-private func requestStarted(
-    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
-) -> UnsafeMutableRawPointer? {
-    guard let cls, let uri else { return nil }
-    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-    let raw = Array(UnsafeRawBufferPointer(start: uri, count: strlen(uri)))
-    context.inFlight.add(1, ordering: .relaxed)
-    return Unmanaged.passRetained(RequestState(target: RequestTarget(raw: raw))).toOpaque()
-}
-
-/// MHD_OPTION_NOTIFY_COMPLETED: frees the request's state, however the request ended.
-private func requestCompleted(
+/// MHD_OPTION_NOTIFY_CONNECTION: puts each new connection under the watchdog with the header
+/// deadline, and takes it off when MHD reports it closed, which MHD does before it closes
+/// the socket (MHD_cleanup_connections, and the failure path of internal_add_connection).
+private func connectionChanged(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
 ) {
-    guard let requestContext, let state = requestContext.pointee else { return }
-    requestContext.pointee = nil
-    Unmanaged<RequestState>.fromOpaque(state).release()
-    if let cls {
-        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
-    }
-}
-
-/// The access handler. MHD calls it once when the headers are complete, once per chunk of
-/// body, once more when the body is complete (which hands the request to a worker and
-/// suspends), and once after the worker resumes the connection, which queues the response.
-/// Never answering on the first call keeps keep-alive on.
-private func handleAccess(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
-    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
-    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> MHD_Result {
-    guard let cls, let connection, let method, let uploadDataSize, let statePointer = requestContext?.pointee else {
-        return .NO  // unreachable with the URI callback installed; MHD closes the connection
-    }
+    guard let cls, let connection, let socketContext else { return }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-    let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
-
-    guard let head = state.head else {
-        let head = HTTPRequestHead(
-            method: String(cString: method), path: state.target.path, rawQuery: state.target.rawQuery,
-            headers: requestHeaders(connection))
-        state.head = head
-        state.remoteAddress = CShims_mhd_client_address(connection).map(ListenAddress.text(of:)) ?? ""
-        state.bodyLimit = max(0, context.responder.bodyLimit(for: head))
-        if let declared = head.headers["Content-Length"].flatMap(UInt64.init) {
-            if declared > UInt64(state.bodyLimit) {
-                state.bodyTooLarge = true
-            } else {
-                state.body.reserveCapacity(Int(declared))
-            }
-        }
-        return .YES
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        let socket = CShims_mhd_connection_fd(connection)
+        guard socket >= 0 else { return }
+        let deadline = ConnectionDeadline(
+            socket: socket, deadline: ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
+        socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
+        context.watchdog.watch(deadline)
+    case .CONNECTION_NOTIFY_CLOSED:
+        guard let pointer = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        context.watchdog.forget(Unmanaged<ConnectionDeadline>.fromOpaque(pointer).takeRetainedValue())
+    default:
+        return
     }
-
-    let received = uploadDataSize.pointee
-    if received > 0 {
-        // Past the limit the bytes are drained and dropped, so the connection stays usable.
-        if !state.bodyTooLarge, let uploadData {
-            if received > state.bodyLimit - state.body.count {
-                state.bodyTooLarge = true
-                state.body = []
-            } else {
-                state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: received))
-            }
-        }
-        uploadDataSize.pointee = 0
-        return .YES
-    }
-
-    if let response = state.response {
-        state.response = nil
-        state.connection = nil
-        return queue(response, on: connection)
-    }
-    let request = HTTPRequest(
-        method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
-        body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: state.remoteAddress)
-    state.body = []
-    state.connection = connection
-    let responder = context.responder
-    let dispatched = context.pool.submit(
-        {
-            state.response = responder.respond(to: request)
-            // MHD then calls this handler again (upload size 0), which queues the response.
-            MHD_resume_connection(state.connection)
-        },
-        accepted: { MHD_suspend_connection(connection) })
-    if dispatched { return .YES }
-    // The pool is shut down (stop() is past its drain wait): answer on this thread.
-    state.connection = nil
-    return queue(responder.respond(to: request), on: connection)
 }
 
-/// Collects .HEADER_KIND values in arrival order, repeated names included.
-private final class HeaderCollector {
-    var headers = HTTPHeaders()
-}
-
-private func collectHeader(
-    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?,
-    _ value: UnsafePointer<CChar>?
-) -> MHD_Result {
-    guard let cls, let name else { return .YES }
-    let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-    collector.headers.add(String(cString: name), value.map { String(cString: $0) } ?? "")
-    return .YES
-}
-
-private func requestHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
-    let collector = HeaderCollector()
-    withExtendedLifetime(collector) {
-        // Returns the number of headers visited; nothing to check.
-        _ = MHD_get_connection_values(
-            connection, .HEADER_KIND, collectHeader, Unmanaged.passUnretained(collector).toOpaque())
-    }
-    return collector.headers
-}
-
-// MARK: - Responses
-
-/// Queues `response`; anything MHD refuses (unopenable file, bad header, odd status) becomes
-/// an empty 500 and one log line.
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let status: UInt32
-    let handle: OpaquePointer
-    switch makeResponse(response) {
-    case .success(let made):
-        status = UInt32(response.status)
-        handle = made
-    case .failure(let problem):
-        logError("response-failed", problem)
-        guard let empty = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
-        status = 500
-        handle = empty
-    }
-    // MHD keeps its own reference to a queued response.
-    defer { MHD_destroy_response(handle) }
-    return MHD_queue_response(connection, status, handle)
-}
-
-private struct ResponseProblem: Error, CustomStringConvertible {
-    var description: String
-}
-
-private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, ResponseProblem> {
-    guard (100...999).contains(response.status) else {
-        return .failure(ResponseProblem(description: "status \(response.status) out of range"))
-    }
-    let handle: OpaquePointer
-    switch response.body {
-    case .bytes(let bytes):
-        let made = bytes.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(
-                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let made else { return .failure(ResponseProblem(description: "out of memory")) }
-        handle = made
-    case .file(let path, let offset, let length):
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            return .failure(ResponseProblem(description: "cannot open \(path): \(String(cString: strerror(errno)))"))
-        }
-        // On success MHD owns the descriptor and closes it with the response.
-        guard let made = MHD_create_response_from_fd_at_offset64(length, fd, offset) else {
-            _ = close(fd)  // we still own it; a close error changes nothing
-            return .failure(ResponseProblem(description: "cannot serve \(path) offset \(offset) length \(length)"))
-        }
-        handle = made
-    }
-    for field in response.headers {
-        // MHD computes Content-Length from the body (and keeps it for HEAD).
-        if field.name.lowercased() == "content-length" { continue }
-        guard MHD_add_response_header(handle, field.name, field.value) == .YES else {
-            MHD_destroy_response(handle)
-            return .failure(ResponseProblem(description: "header \(field.name) rejected"))
-        }
-    }
-    return .success(handle)
-}
-
-/// One structured line on stderr.
-private func logError(_ event: String, _ detail: CustomStringConvertible) {
-    let line = "component=http-server event=\(event) message=\"\(detail)\"\n"
-    var bytes = Array(line.utf8)
-    // Logging is best effort: a failed write to stderr has nowhere to be reported.
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+/// The watchdog entry of `connection`, set up by `connectionChanged`.
+func connectionDeadline(of connection: OpaquePointer) -> ConnectionDeadline? {
+    CShims_mhd_socket_context(connection).map { Unmanaged<ConnectionDeadline>.fromOpaque($0).takeUnretainedValue() }
 }

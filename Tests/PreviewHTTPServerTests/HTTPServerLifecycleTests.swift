@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import PreviewCore
 import PreviewHTTPServer
@@ -76,48 +77,61 @@ struct HTTPServerLifecycleTests {
         #expect(responder.seenRequests.first?.remoteAddress == connectTo)
     }
 
-    @Test("64 concurrent clients of a responder that sleeps 50 ms are all answered in parallel")
+    @Test("64 concurrent clients are served by every worker at once, and all answered")
     func concurrentClients() throws {
-        let responder = RecordingResponder(delayMicroseconds: 50_000)
-        let clock = ContinuousClock()
-        let elapsed = try withServer(responder) { port in
-            try clock.measure {
-                // All requests are sent before any answer is read, so the server sees 64
-                // waiting requests at once; serially they would take 3.2 s.
-                let connections = try (0..<64).map { _ in try RawHTTPConnection(port: port) }
-                for (index, connection) in connections.enumerated() {
-                    try connection.send("GET /slow/\(index) HTTP/1.1\r\nHost: h\r\n\r\n")
-                }
-                for connection in connections {
-                    #expect(try connection.readResponse().status == 200)
-                }
+        // Each request waits inside the responder until all 8 workers hold one, which only
+        // happens if the server runs 8 of them at the same time.
+        let inside = Atomic<Int>(0)
+        let peak = Atomic<Int>(0)
+        let gaveUp = Atomic<Bool>(false)
+        let responder = RecordingResponder { _ in
+            let now = inside.add(1, ordering: .acquiringAndReleasing).newValue
+            peak.max(now, ordering: .acquiringAndReleasing)
+            // Once one wait has given up, the rest do not wait: a failure stays quick.
+            let reached = eventually(within: 5) {
+                peak.load(ordering: .acquiring) >= 8 || gaveUp.load(ordering: .acquiring)
+            }
+            if !reached { gaveUp.store(true, ordering: .releasing) }
+            inside.subtract(1, ordering: .acquiringAndReleasing)
+            return HTTPResponse(status: 200)
+        }
+        try withServer(responder, configure: { $0.threadPoolSize = 8 }) { port in
+            // All requests are sent before any answer is read.
+            let connections = try (0..<64).map { _ in try RawHTTPConnection(port: port) }
+            for (index, connection) in connections.enumerated() {
+                try connection.send("GET /slow/\(index) HTTP/1.1\r\nHost: h\r\n\r\n")
+            }
+            for connection in connections {
+                #expect(try connection.readResponse().status == 200)
             }
         }
         #expect(responder.seenRequests.count == 64)
-        // 8 workers: about 0.4 s. Serially 3.2 s.
-        #expect(elapsed < .milliseconds(1200), "took \(elapsed)")
+        #expect(peak.load(ordering: .acquiring) == 8)
     }
 
     @Test("a slow responder does not hold up a fast request on another connection")
     func slowDoesNotBlockFast() throws {
+        let slowEntered = Atomic<Bool>(false)
+        let fastDone = Atomic<Bool>(false)
         let responder = RecordingResponder { request in
-            if request.path == "/slow" { usleep(1_500_000) }
+            if request.path == "/slow" {
+                slowEntered.store(true, ordering: .releasing)
+                // Held until every fast request has been answered (or the wait gives up).
+                _ = eventually { fastDone.load(ordering: .acquiring) }
+            }
             return HTTPResponse(status: 200)
         }
         try withServer(responder, configure: { $0.threadPoolSize = 2 }) { port in
             let slow = try RawHTTPConnection(port: port)
             try slow.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n")
-            usleep(50_000)
-            let clock = ContinuousClock()
+            try #require(eventually { slowEntered.load(ordering: .acquiring) })
             // Several fresh connections, so some land on the MHD thread serving /slow's.
-            let elapsed = try clock.measure {
-                for _ in 0..<8 {
-                    let fast = try RawHTTPConnection(port: port)
-                    try fast.send("GET /fast HTTP/1.1\r\nHost: h\r\n\r\n")
-                    #expect(try fast.readResponse().status == 200)
-                }
+            for _ in 0..<8 {
+                let fast = try RawHTTPConnection(port: port, readTimeoutSeconds: 5)
+                try fast.send("GET /fast HTTP/1.1\r\nHost: h\r\n\r\n")
+                #expect(try fast.readResponse().status == 200)
             }
-            #expect(elapsed < .milliseconds(700), "took \(elapsed)")
+            fastDone.store(true, ordering: .releasing)
             #expect(try slow.readResponse().status == 200)
         }
     }
@@ -149,8 +163,36 @@ struct HTTPServerLifecycleTests {
         let connection = try RawHTTPConnection(port: port)
         try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
-        let elapsed = ContinuousClock().measure { server.stop() }
-        #expect(elapsed < .milliseconds(1000), "took \(elapsed)")
+        // stop waits for requests, not for idle connections: it returns well before its
+        // drain timeout (10 s) would end a wait.
+        let stopped = Atomic<Bool>(false)
+        let stopper = Thread {
+            server.stop(); stopped.store(true, ordering: .releasing)
+        }
+        stopper.start()
+        #expect(eventually(within: 5) { stopped.load(ordering: .acquiring) })
+        #expect(try connection.readUntilClosed().isEmpty)
+    }
+
+    @Test("stop does not wait for a client still sending its head, and closes it")
+    func stopWithUnfinishedHead() throws {
+        let responder = RecordingResponder()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), responder: responder)
+        let port = try server.start()
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET /never-finished HTTP/1.1\r\nHost: h\r\n")
+        // A round trip on a second connection gives the server time to read the request line.
+        let probe = try RawHTTPConnection(port: port)
+        try probe.send("GET /probe HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try probe.readResponse().status == 200)
+        // Well before the drain timeout (10 s) and the header deadline (10 s) would end a wait.
+        let stopped = Atomic<Bool>(false)
+        let stopper = Thread {
+            server.stop()
+            stopped.store(true, ordering: .releasing)
+        }
+        stopper.start()
+        #expect(eventually(within: 5) { stopped.load(ordering: .acquiring) })
         #expect(try connection.readUntilClosed().isEmpty)
     }
 
@@ -166,7 +208,7 @@ struct HTTPServerLifecycleTests {
         let port = try server.start()
         let connection = try RawHTTPConnection(port: port)
         try connection.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n")
-        while !entered.load(ordering: .acquiring) { usleep(1_000) }
+        try #require(eventually { entered.load(ordering: .acquiring) })
         server.stop()
         let response = try connection.readResponse()
         #expect(response.status == 200)

@@ -140,24 +140,22 @@ struct HTTPServerRequestTests {
         #expect(responder.seenRequests.first?.bodyTooLarge == false)
     }
 
-    @Test("a chunked body growing past the limit gives bodyTooLarge and an empty body")
+    @Test("a chunked body growing past the limit is not drained: the connection closes unanswered")
     func chunkedOverLimit() throws {
-        let responder = RecordingResponder(limit: 1000) { request in
-            HTTPResponse(status: request.bodyTooLarge ? 413 : 200)
-        }
+        let responder = RecordingResponder(limit: 1000)
         try withServer(responder) { port in
             let connection = try RawHTTPConnection(port: port)
             try connection.send("POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+            // The server may close (and reset) the connection before every chunk is sent.
             for _ in 0..<3 {
-                try connection.send("258\r\n")  // 600 bytes
-                try connection.send(binaryBytes(count: 600))
-                try connection.send("\r\n")
+                try? connection.send("258\r\n")  // 600 bytes
+                try? connection.send(binaryBytes(count: 600))
+                try? connection.send("\r\n")
             }
-            try connection.send("0\r\n\r\n")
-            #expect(try connection.readResponse().status == 413)
+            try? connection.send("0\r\n\r\n")
+            #expect(try connection.readUntilClosed().isEmpty)
         }
-        let request = try #require(responder.seenRequests.first)
-        #expect(request.bodyTooLarge)
-        #expect(request.body.isEmpty)
+        #expect(responder.seenHeads.count == 1)
+        #expect(responder.seenRequests.isEmpty)
     }
 }

@@ -22,7 +22,9 @@ final class RawHTTPConnection {
     private let fd: Int32
     private var buffered: [UInt8] = []
 
-    init(port: UInt16, host: String = "127.0.0.1", readTimeoutSeconds: Int = 10) throws {
+    /// Connects to `host:port`; `source` binds the local end to that address first (an IPv4
+    /// loopback address such as `127.0.0.2`, to look like another client).
+    init(port: UInt16, host: String = "127.0.0.1", source: String? = nil, readTimeoutSeconds: Int = 10) throws {
         let isIPv6 = host.contains(":")
         fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
@@ -40,6 +42,21 @@ final class RawHTTPConnection {
                 }
             }
         } else {
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                _ = inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0 else {
+                    let code = errno
+                    close(fd)
+                    throw Failure(description: "bind to \(source): errno \(code)")
+                }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
@@ -117,6 +134,32 @@ final class RawHTTPConnection {
                 throw Failure(description: "recv: errno \(errno)")
             }
         }
+    }
+
+    /// Ends the connection from this side (FIN both ways), as a client that goes away.
+    func disconnect() {
+        _ = shutdown(fd, Int32(SHUT_RDWR))  // the test then watches the server's side
+    }
+
+    /// Waits up to `milliseconds` for the server to close the connection, discarding anything
+    /// it sends; true once closed (EOF or reset), false if still open at the deadline.
+    func waitForClose(milliseconds: Int) throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let waitMilliseconds = Int32(
+                max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&ready, 1, waitMilliseconds) >= 0 else {
+                if errno == EINTR { continue }
+                throw Failure(description: "poll: errno \(errno)")
+            }
+            guard ready.revents != 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n == 0 || (n < 0 && errno == ECONNRESET) { return true }
+        }
+        return false
     }
 
     /// Reads until `done` finds what it needs in the buffered bytes.

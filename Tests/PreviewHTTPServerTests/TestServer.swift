@@ -3,12 +3,14 @@ import PreviewCore
 import PreviewHTTPServer
 import Synchronization
 
-/// Records every head and request it sees and answers with `answer`.
+/// Records every head, refusal and request it sees; admits with `admission` (by default
+/// `.buffer(limit:)`) and answers with `answer`.
 final class RecordingResponder: HTTPResponder {
-    let limit: Int
     let delayMicroseconds: UInt32
+    let admission: @Sendable (HTTPRequestHead) -> RequestAdmission
     let answer: @Sendable (HTTPRequest) -> HTTPResponse
     private let heads = Mutex<[HTTPRequestHead]>([])
+    private let refusals = Mutex<[HTTPRefusal]>([])
     private let requests = Mutex<[HTTPRequest]>([])
 
     init(
@@ -17,17 +19,34 @@ final class RecordingResponder: HTTPResponder {
             HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
         }
     ) {
-        self.limit = limit
         self.delayMicroseconds = delayMicroseconds
+        self.admission = { _ in .buffer(limit: limit) }
+        self.answer = answer
+    }
+
+    init(
+        admission: @escaping @Sendable (HTTPRequestHead) -> RequestAdmission,
+        answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in
+            HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
+        }
+    ) {
+        self.delayMicroseconds = 0
+        self.admission = admission
         self.answer = answer
     }
 
     var seenHeads: [HTTPRequestHead] { heads.withLock { $0 } }
+    var seenRefusals: [HTTPRefusal] { refusals.withLock { $0 } }
     var seenRequests: [HTTPRequest] { requests.withLock { $0 } }
 
-    func bodyLimit(for head: HTTPRequestHead) -> Int {
+    func admit(_ head: HTTPRequestHead) -> RequestAdmission {
         heads.withLock { $0.append(head) }
-        return limit
+        return admission(head)
+    }
+
+    func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
+        refusals.withLock { $0.append(reason) }
+        return HTTPResponse(status: 400, body: .bytes(Array("refused".utf8)))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -67,5 +86,53 @@ func binaryBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
     return (0..<count).map { _ in
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return UInt8(truncatingIfNeeded: state >> 56)
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
+func eventually(within seconds: Int = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(1_000)
+    }
+    return true
+}
+
+/// Raises this process's open-descriptor soft limit to its hard limit (for tests holding
+/// over a thousand sockets); returns the new soft limit.
+@discardableResult
+func raiseOpenFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)  // the caller checks the result
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    return Int(limit.rlim_cur)
+}
+
+/// A body sink that records what it is given, and can refuse after `acceptBytes`.
+final class RecordingSink: HTTPBodySink {
+    private let bytes = Mutex<[UInt8]>([])
+    private let abandons = Atomic<Int>(0)
+    let acceptBytes: Int
+
+    init(acceptBytes: Int = .max) {
+        self.acceptBytes = acceptBytes
+    }
+
+    var received: [UInt8] { bytes.withLock { $0 } }
+    var abandonCount: Int { abandons.load(ordering: .acquiring) }
+
+    func write(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        bytes.withLock { bytes in
+            guard bytes.count + chunk.count <= acceptBytes else { return false }
+            bytes.append(contentsOf: chunk)
+            return true
+        }
+    }
+
+    func abandon() {
+        abandons.add(1, ordering: .releasing)
     }
 }

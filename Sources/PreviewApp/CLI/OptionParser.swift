@@ -92,7 +92,9 @@ enum OptionParser {
     /// The options part of a `--help` text.
     static func helpText(_ specs: [OptionSpec]) -> String {
         specs.map { spec in
-            var line = "  --\(spec.flag)".padding(toLength: 26, withPad: " ", startingAt: 0) + spec.help
+            // A flag as long as the column still gets a space before its help (padding truncates).
+            let flag = "  --\(spec.flag)"
+            var line = flag.padding(toLength: max(26, flag.count + 2), withPad: " ", startingAt: 0) + spec.help
             if let variable = spec.environment { line += " [env \(variable)]" }
             return line
         }.joined(separator: "\n")

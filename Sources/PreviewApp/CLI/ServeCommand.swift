@@ -11,6 +11,7 @@ enum ServeCommand {
     /// so it also goes when this process is killed outright.
     static func run(_ options: ServeOptions) throws -> ExitCode {
         let signals = ShutdownSignals.block()
+        raiseOpenFileLimit()
         let data = try DataDirectory(path: options.dataDirectory)
         let crypto = OpenSSLCrypto()
         // Secrets first: a missing or weak one stops us before anything is started.
@@ -65,6 +66,9 @@ enum ServeCommand {
         configuration.host = options.host
         configuration.port = options.port
         configuration.threadPoolSize = options.threads
+        configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
+        configuration.headerTimeoutSeconds = Int(options.headerTimeout)
+        configuration.idleTimeoutSeconds = Int(options.idleTimeout)
         let server = HTTPServer(configuration: configuration, responder: Router(context: context))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
@@ -92,6 +96,22 @@ enum ServeCommand {
         Log.info("stopping", ["reason": reason.description])
         // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
         return reason == .redisExited ? .unavailable : .ok
+    }
+
+    /// Raises the soft limit on open descriptors to the hard limit. Every connection costs one
+    /// descriptor, and the common soft default (1024) is below the server's connection limit,
+    /// so under a flood of slow clients accept() would fail with EMFILE before the per-address
+    /// limit and the deadlines could shed them. The hard limit is the administrator's ceiling.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max
+        else { return }
+        let soft = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            Log.warn("nofile_limit", ["soft": String(soft), "error": String(cString: strerror(errno))])
+            return
+        }
     }
 
     /// The S3 or GCS bucket of `--storage s3|gcs`, signed by the backend's signer.

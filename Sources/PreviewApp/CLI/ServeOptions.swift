@@ -18,6 +18,12 @@ public struct ServeOptions: Sendable, Equatable {
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
     public var threads = 8
+    /// Connections one client address may hold open at once.
+    public var maxConnectionsPerIP = 64
+    /// Seconds a client has to send a complete request head.
+    public var headerTimeout: Int64 = 10
+    /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
+    public var idleTimeout: Int64 = 30
     public var sweepInterval: Int64 = 30
     public var keyPrefix = "sp"
     public var seenTTL: Int64 = 7 * 86400
@@ -73,6 +79,19 @@ public struct ServeOptions: Sendable, Equatable {
             ),
             OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
             OptionSpec(
+                flag: "max-connections-per-ip", environment: "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP",
+                help: "connections one client address may hold open at once (default 64)"),
+            OptionSpec(
+                flag: "header-timeout", environment: "STREAMPREVIEW_HEADER_TIMEOUT",
+                help:
+                    "seconds a client has to send a whole request head, from connecting or from its request line; trickling bytes does not extend it (default 10)"
+            ),
+            OptionSpec(
+                flag: "idle-timeout", environment: "STREAMPREVIEW_IDLE_TIMEOUT",
+                help:
+                    "seconds an idle keep-alive connection waits for its next request, and a request body or response may stall (default 30)"
+            ),
+            OptionSpec(
                 flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL",
                 help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
             OptionSpec(
@@ -113,6 +132,10 @@ public struct ServeOptions: Sendable, Equatable {
             serve.fastStart = policy
         }
         serve.threads = Int(try options.int64("threads", default: 8, range: 1...256))
+        serve.maxConnectionsPerIP = Int(
+            try options.int64("max-connections-per-ip", default: Int64(serve.maxConnectionsPerIP), range: 1...65535))
+        serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)
+        serve.idleTimeout = try options.int64("idle-timeout", default: serve.idleTimeout, range: 1...86400)
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
         if let prefix = options.string("key-prefix") {
             guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {

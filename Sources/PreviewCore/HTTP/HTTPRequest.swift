@@ -8,15 +8,18 @@ public struct HTTPRequest: Sendable {
     public var rawQuery: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// True when the client sent more body bytes than the limit the responder set for this
-    /// request; `body` then holds nothing and the responder answers 413.
+    /// True when the client declared more body bytes than the `.buffer` limit the responder
+    /// admitted this request with; `body` then holds nothing and the responder answers 413.
     public var bodyTooLarge: Bool
+    /// The sink that received the body of a request admitted with `.stream`; nil otherwise.
+    public var bodySink: (any HTTPBodySink)?
     /// The peer's address as text (`127.0.0.1`), for logs and rate limits.
     public var remoteAddress: String
 
     public init(
         method: String, path: String, rawQuery: String = "", headers: HTTPHeaders = HTTPHeaders(),
-        body: [UInt8] = [], bodyTooLarge: Bool = false, remoteAddress: String = ""
+        body: [UInt8] = [], bodyTooLarge: Bool = false, remoteAddress: String = "",
+        bodySink: (any HTTPBodySink)? = nil
     ) {
         self.method = method
         self.path = path
@@ -25,20 +28,24 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.bodyTooLarge = bodyTooLarge
         self.remoteAddress = remoteAddress
+        self.bodySink = bodySink
     }
 }
 
-/// What the server adapter knows before the body arrives: enough to pick a body limit.
+/// What the server adapter knows before the body arrives: enough to admit or refuse it.
 public struct HTTPRequestHead: Sendable {
     public var method: String
     public var path: String
     public var rawQuery: String
     public var headers: HTTPHeaders
+    /// The peer's address as text (`127.0.0.1`), for logs and rate limits.
+    public var remoteAddress: String
 
-    public init(method: String, path: String, rawQuery: String, headers: HTTPHeaders) {
+    public init(method: String, path: String, rawQuery: String, headers: HTTPHeaders, remoteAddress: String = "") {
         self.method = method
         self.path = path
         self.rawQuery = rawQuery
         self.headers = headers
+        self.remoteAddress = remoteAddress
     }
 }

@@ -26,10 +26,18 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Answers requests; the server adapter calls it on its worker threads, synchronously.
+/// Answers requests. The server adapter calls `admit` and `refuse` on its I/O thread, so they
+/// must decide from the head alone and never block; `respond` runs on a worker thread and may.
 public protocol HTTPResponder: Sendable {
-    /// The most body bytes this request may carry; past that the adapter stops reading
-    /// into memory and hands `respond` a request with `bodyTooLarge` set.
-    func bodyLimit(for head: HTTPRequestHead) -> Int
+    /// Decides, from the head alone, how the body is read or whether the request is refused
+    /// before any body byte (and before `100 Continue`).
+    func admit(_ head: HTTPRequestHead) -> RequestAdmission
+    /// Called once the whole body has arrived. For a `.stream` admission `request.body` is
+    /// empty and `request.bodySink` is the sink that received every byte.
     func respond(to request: HTTPRequest) -> HTTPResponse
+    /// The answer to a request the server refuses on its own before admission (ambiguous
+    /// framing: several Content-Length values, Content-Length with Transfer-Encoding, a
+    /// Transfer-Encoding other than `chunked`): a 400 rendered by the app's error table. The
+    /// server sends it with `Connection: close`.
+    func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse
 }

@@ -16,14 +16,17 @@ struct CShims_mhd_settings {
   unsigned int flags;  // MHD_FLAG values OR-ed together
   unsigned int thread_pool_size;
   unsigned int connection_limit;
-  unsigned int connection_timeout_seconds;
+  unsigned int per_ip_connection_limit;  // MHD_OPTION_PER_IP_CONNECTION_LIMIT; 0 = none
+  unsigned int connection_timeout_seconds;  // inactivity timeout
+
   unsigned int listen_backlog;
   size_t connection_memory_limit;
   const struct sockaddr *address;  // sockaddr_in, or sockaddr_in6 with MHD_USE_IPv6
   MHD_AccessHandlerCallback access_handler;
   MHD_RequestCompletedCallback completed;
   CShims_mhd_uri_log_callback uri_log;
-  void *context;  // cls for all three callbacks
+  MHD_NotifyConnectionCallback notify_connection;  // connection opened / about to be closed
+  void *context;  // cls for all four callbacks
 };
 
 /// Starts a daemon with `settings` (through MHD_OPTION_ARRAY, MHD_start_daemon being
@@ -38,3 +41,10 @@ uint16_t CShims_mhd_bound_port(struct MHD_Daemon *daemon);
 
 /// The peer's address (MHD_CONNECTION_INFO_CLIENT_ADDRESS), or NULL.
 const struct sockaddr *CShims_mhd_client_address(struct MHD_Connection *connection);
+
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), or -1.
+int CShims_mhd_connection_fd(struct MHD_Connection *connection);
+
+/// The connection's `*socket_context` set by the MHD_OPTION_NOTIFY_CONNECTION callback
+/// (MHD_CONNECTION_INFO_SOCKET_CONTEXT), or NULL.
+void *CShims_mhd_socket_context(struct MHD_Connection *connection);

@@ -1,5 +1,5 @@
-// Shims for libmicrohttpd's variadic functions; see CShims_mhd.h.
-#include "CShims_mhd.h"
+// Shims for libmicrohttpd's variadic functions; see CShimsMHD.h.
+#include "CShimsMHD.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,12 +45,14 @@ struct MHD_Daemon *CShims_mhd_start(const struct CShims_mhd_settings *s, char *e
       {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_message, NULL},
       {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)s->thread_pool_size, NULL},
       {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->connection_limit, NULL},
+      {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)s->per_ip_connection_limit, NULL},
       {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->connection_timeout_seconds, NULL},
       {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)s->listen_backlog, NULL},
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)s->connection_memory_limit, NULL},
       {MHD_OPTION_SOCK_ADDR, 0, (void *)s->address},
       {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)s->uri_log, s->context},
       {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)s->completed, s->context},
+      {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)s->notify_connection, s->context},
       {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)keep_escapes, NULL},
       {MHD_OPTION_END, 0, NULL},
   };
@@ -74,4 +76,16 @@ const struct sockaddr *CShims_mhd_client_address(struct MHD_Connection *connecti
   const union MHD_ConnectionInfo *info =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   return info == NULL ? NULL : info->client_addr;
+}
+
+int CShims_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
+}
+
+void *CShims_mhd_socket_context(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return info == NULL ? NULL : info->socket_context;
 }

@@ -1,0 +1,118 @@
+import Glibc
+import Synchronization
+
+/// One connection's socket and the moment by which it must have made progress.
+///
+/// Sendable: the socket never changes and the deadline is atomic, so MHD's threads move it
+/// per request without taking the watchdog's lock.
+final class ConnectionDeadline: Sendable {
+    /// The connection's socket; valid while the connection is in the watchdog's table.
+    let socket: Int32
+    /// Monotonic nanoseconds (`ConnectionWatchdog.now()`); `Int64.max` means none.
+    private let deadline: Atomic<Int64>
+
+    init(socket: Int32, deadline: Int64) {
+        self.socket = socket
+        self.deadline = Atomic(deadline)
+    }
+
+    /// The connection must make its next step by `instant`.
+    func set(_ instant: Int64) {
+        deadline.store(instant, ordering: .relaxed)
+    }
+
+    /// The connection is being served: the server, not the client, owes the next step.
+    func clear() {
+        deadline.store(.max, ordering: .relaxed)
+    }
+
+    fileprivate func isPast(_ now: Int64) -> Bool {
+        deadline.load(ordering: .relaxed) <= now
+    }
+}
+
+/// Enforces absolute deadlines that libmicrohttpd 0.9.75 lacks: it only has an inactivity
+/// timeout, which a client sending one byte every few seconds never trips. A thread wakes
+/// every `tickMicroseconds` and shuts down (`SHUT_RDWR`) the socket of each connection past its
+/// deadline; MHD then sees the connection end and closes it itself.
+///
+/// Race-free against descriptor reuse: MHD reports a connection closed (`forget`) before it
+/// closes the socket, and `forget` and the shutdowns hold the same lock, so a socket is only
+/// ever shut down while it still belongs to its connection.
+final class ConnectionWatchdog: Sendable {
+    /// How often deadlines are checked: a connection is closed at most this late.
+    static let tickMicroseconds: UInt32 = 100_000
+
+    private let connections = Mutex<[ObjectIdentifier: ConnectionDeadline]>([:])
+    private let stopping = Atomic<Bool>(false)
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// Starts the watchdog thread; nil if the system refuses to create it.
+    init?() {
+        var created = pthread_t()
+        let retained = Unmanaged.passRetained(self)
+        guard pthread_create(&created, nil, runWatchdog, retained.toOpaque()) == 0 else {
+            retained.release()
+            return nil
+        }
+        thread.withLock { $0 = created }
+    }
+
+    /// Monotonic nanoseconds, the clock deadlines are measured on.
+    static func now() -> Int64 {
+        var time = timespec()
+        // CLOCK_MONOTONIC always exists on Linux and the pointer is valid: it cannot fail.
+        _ = clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// Deadline `seconds` from now.
+    static func after(seconds: Int64) -> Int64 {
+        now() + seconds * 1_000_000_000
+    }
+
+    func watch(_ connection: ConnectionDeadline) {
+        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+    }
+
+    /// Must be called before the connection's socket is closed.
+    func forget(_ connection: ConnectionDeadline) {
+        connections.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// Stops and joins the thread. Idempotent.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        guard
+            let joining = thread.withLock({ thread -> pthread_t? in
+                defer { thread = nil }
+                return thread
+            })
+        else { return }
+        _ = pthread_join(joining, nil)  // fails only for a bad id; ours is joinable
+    }
+
+    fileprivate func run() {
+        while !stopping.load(ordering: .acquiring) {
+            sweep(now: Self.now())
+            usleep(Self.tickMicroseconds)
+        }
+    }
+
+    private func sweep(now: Int64) {
+        connections.withLock { connections in
+            for connection in connections.values where connection.isPast(now) {
+                connection.clear()
+                // Fails only if the peer has already gone, which MHD notices either way.
+                _ = shutdown(connection.socket, Int32(SHUT_RDWR))
+            }
+        }
+    }
+}
+
+/// pthread entry point: a file-scope function, as a closure here may not be a C pointer.
+private func runWatchdog(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let argument else { return nil }
+    Unmanaged<ConnectionWatchdog>.fromOpaque(argument).takeRetainedValue().run()
+    return nil
+}

@@ -1,0 +1,46 @@
+import PreviewCore
+import Testing
+
+@testable import PreviewApp
+
+@Suite("serve's connection limits come from flags, then the environment, then the defaults")
+struct ServeConnectionOptionsTests {
+    func serveOptions(_ arguments: [String], environment: [String: String] = [:]) throws -> ServeOptions {
+        let parsed = try Command.parse(["serve"] + arguments, environment: environment).get()
+        guard case .serve(let options) = parsed else { throw UsageError("not serve: \(parsed)") }
+        return options
+    }
+
+    @Test("the defaults are 64 connections per address, a 10 s header deadline and a 30 s idle timeout")
+    func defaults() throws {
+        let options = try serveOptions([])
+        #expect(options.maxConnectionsPerIP == 64)
+        #expect(options.headerTimeout == 10)
+        #expect(options.idleTimeout == 30)
+    }
+
+    @Test("the environment sets them and flags override it")
+    func environmentThenFlags() throws {
+        let environment = [
+            "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP": "8", "STREAMPREVIEW_HEADER_TIMEOUT": "5",
+            "STREAMPREVIEW_IDLE_TIMEOUT": "60",
+        ]
+        let fromEnvironment = try serveOptions([], environment: environment)
+        #expect(fromEnvironment.maxConnectionsPerIP == 8)
+        #expect(fromEnvironment.headerTimeout == 5)
+        #expect(fromEnvironment.idleTimeout == 60)
+        let fromFlags = try serveOptions(
+            ["--max-connections-per-ip", "16", "--header-timeout=2", "--idle-timeout", "7"], environment: environment)
+        #expect(fromFlags.maxConnectionsPerIP == 16)
+        #expect(fromFlags.headerTimeout == 2)
+        #expect(fromFlags.idleTimeout == 7)
+    }
+
+    @Test(
+        "zero or a non-number is a usage error",
+        arguments: ["--max-connections-per-ip", "--header-timeout", "--idle-timeout"])
+    func outOfRange(flag: String) {
+        #expect(throws: UsageError.self) { try serveOptions([flag, "0"]) }
+        #expect(throws: UsageError.self) { try serveOptions([flag, "ten"]) }
+    }
+}
