@@ -86,19 +86,24 @@ final class LocalObjectUpload: HTTPBodySink {
                 unlinkIgnoringErrors(meta)
                 throw StorageError("cannot create the folders of \(dataPath): \(error)")
             }
-            // link(2) never replaces an existing name: this is what makes objects write-once.
-            guard link(temporaryPath, dataPath) == 0 else {
-                let code = errno
+            // The content type goes in first, so an object never appears without it (a reader
+            // would see application/octet-stream, and a crash in between would keep it so). A
+            // key's URLs all sign the same type, so replacing a leftover type file is harmless;
+            // an object already stored keeps its own.
+            guard access(dataPath, F_OK) != 0 else {
                 unlinkIgnoringErrors(meta)
-                if code == EEXIST { return .alreadyStored }
-                throw Self.failure("cannot publish", dataPath, code)
+                return .alreadyStored
             }
-            // Only the PUT that won the link writes the content type. Until this rename lands
-            // the object reads as application/octet-stream (commit runs after the 200).
             guard rename(meta, metaPath) == 0 else {
                 let code = errno
                 unlinkIgnoringErrors(meta)
                 throw Self.failure("cannot store the content type of", metaPath, code)
+            }
+            // link(2) never replaces an existing name: this is what makes objects write-once.
+            guard link(temporaryPath, dataPath) == 0 else {
+                let code = errno
+                if code == EEXIST { return .alreadyStored }
+                throw Self.failure("cannot publish", dataPath, code)
             }
             syncFolder(folder)
             return .stored
