@@ -120,7 +120,7 @@ public final class HTTPClient {
     private func makeHeaderList(_ headers: HTTPHeaders) throws -> UnsafeMutablePointer<curl_slist>? {
         var lines: [String] = headers.map { field in
             // "Name:" would remove the header; "Name;" is curl's syntax for an empty value.
-            Self.trimmed(field.value).isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            field.value.trimmingSpacesAndTabs().isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
         }
         for suppressed in ["Accept", "Expect", "Content-Type"] where headers[suppressed] == nil {
             lines.append("\(suppressed):")
@@ -199,10 +199,10 @@ private final class Transfer {
         } else if line.first == " " || line.first == "\t" {
             // obs-fold (RFC 9112 §5.2): continuation of the previous field value.
             if let last = headerFields.indices.last {
-                headerFields[last].1 += " " + HTTPClient.trimmed(line)
+                headerFields[last].1 += " " + line.trimmingSpacesAndTabs()
             }
         } else if let colon = line.firstIndex(of: ":") {
-            headerFields.append((String(line[..<colon]), HTTPClient.trimmed(line[line.index(after: colon)...])))
+            headerFields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingSpacesAndTabs()))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewProcess
 
 #if canImport(Glibc)
     import Glibc

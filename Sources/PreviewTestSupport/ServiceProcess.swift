@@ -1,6 +1,6 @@
 // The built `streampreview` binary as a child process, for end-to-end tests. Linux (glibc) only.
 import Foundation
-import PreviewRedis
+import PreviewProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -12,33 +12,6 @@ public struct ServiceProcessError: Error, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-/// What a finished run of a program printed, and how it ended.
-public struct ProcessResult: Sendable {
-    /// The exit status, or 128 + the signal number when a signal ended it (-1 when unknown).
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
-
-    /// Runs `arguments[0]` (an absolute path) to completion, SIGKILLed after `timeout` seconds, with stdout and
-    /// stderr collected through files in a fresh folder under /tmp. `environment` is added to this process's.
-    public static func run(
-        _ arguments: [String], timeout: Double, environment: [String: String] = [:]
-    ) throws -> ProcessResult {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-run")
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
-        let out = directory + "/stdout", err = directory + "/stderr"
-        let child = try ChildProcess.spawn(
-            arguments: arguments, stdoutPath: out, stderrPath: err, environment: environment)
-        if !child.waitForExit(timeout: timeout) {
-            child.send(SIGKILL)
-            _ = child.waitForExit(timeout: 5)
-        }
-        return ProcessResult(
-            status: child.termination?.code ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
-    }
 }
 
 /// `streampreview serve --port 0` on a fresh data directory, started with `posix_spawn` (empty signal mask,
@@ -64,13 +37,13 @@ public final class ServiceProcess: Sendable {
     /// `environment` is added to (and overrides) this process's environment for the server (e.g. storage credentials).
     public init(arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:]) throws {
         let binary = try Self.binaryPath()
-        let logDirectory = try Self.makeTemporaryDirectory(prefix: "sp-log")
+        let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDataDirectory = false
         } else {
-            self.dataDirectory = try Self.makeTemporaryDirectory(prefix: "sp-e2e")
+            self.dataDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-e2e")
             ownsDataDirectory = true
         }
         stdoutPath = logDirectory + "/stdout.log"
@@ -190,16 +163,6 @@ public final class ServiceProcess: Sendable {
                 + "build it first (`swift build`) or set STREAMPREVIEW_BINARY")
     }
 
-    /// A fresh, private folder under /tmp, named `<prefix>-` and six random characters (mkdtemp).
-    public static func makeTemporaryDirectory(prefix: String = "sp-e2e") throws -> String {
-        var template = Array(("/tmp/\(prefix)-" + mkdtempSuffix).utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
-        }
-        guard made else { throw ServiceProcessError("mkdtemp under /tmp failed: \(String(cString: strerror(errno)))") }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     private static func waitForListening(child: ChildProcess, stdoutPath: String, stderrPath: String) throws -> String {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -240,6 +203,3 @@ public final class ServiceProcess: Sendable {
         }
     }
 }
-
-/// The six characters mkdtemp(3) replaces with random ones.
-let mkdtempSuffix = String(repeating: "X", count: 6)

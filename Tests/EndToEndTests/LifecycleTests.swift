@@ -77,7 +77,7 @@ struct LifecycleTests {
 
     @Test("A restarted serve on the same data dir keeps the committed preview and accepts old tokens")
     func restartKeepsState() throws {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-keep")
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-keep")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let movie = TestMedia.mp4(size: 2500, seed: 5)
         let first = try ServiceProcess(dataDirectory: directory)

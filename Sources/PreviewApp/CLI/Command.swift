@@ -1,4 +1,4 @@
-public import PreviewCore
+import PreviewCore
 
 /// A parsed command line.
 public enum Command: Sendable, Equatable {

@@ -95,6 +95,6 @@ struct Router: HTTPResponder {
 
     /// 16 hex digits; unique enough to find a request in the logs.
     private static func requestId() -> String {
-        ((try? SecureRandom.bytes(8)) ?? []).map(hexByte).joined()
+        Hex.encode((try? SecureRandom.bytes(8)) ?? [])
     }
 }

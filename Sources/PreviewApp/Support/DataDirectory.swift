@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 import PreviewCrypto
 
 /// The data folder of the embedded mode: Redis files, objects, and generated secrets.
@@ -21,7 +22,7 @@ struct DataDirectory: Sendable {
             let trimmed = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { return trimmed }
         }
-        let secret = try SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
+        let secret = try Hex.encode(SecureRandom.bytes(32))
         let temporary = file + ".tmp.\(getpid())"
         guard
             FileManager.default.createFile(

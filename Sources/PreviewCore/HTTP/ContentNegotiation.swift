@@ -19,7 +19,7 @@ public enum WireFormat: Sendable, Equatable {
     public static func ofRequestBody(contentType: String?) -> WireFormat? {
         guard let contentType else { return .json }
         let essence = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
-            .trimmingSpaces().lowercased()
+            .trimmingSpacesAndTabs().lowercased()
         if essence == "application/json" { return .json }
         if protobufNames.contains(essence) { return .protobuf }
         return nil
@@ -31,7 +31,7 @@ public enum WireFormat: Sendable, Equatable {
         guard let accept, !accept.isEmpty else { return fallback }
         for item in accept.split(separator: ",") {
             let essence = (item.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
-                .trimmingSpaces().lowercased()
+                .trimmingSpacesAndTabs().lowercased()
             if protobufNames.contains(essence) { return .protobuf }
             if essence == "application/json" { return .json }
         }
@@ -46,7 +46,7 @@ public enum EntityTag {
         guard let header else { return false }
         let bare = strip(etag)
         for candidate in header.split(separator: ",") {
-            let tag = String(candidate).trimmingSpaces()
+            let tag = String(candidate).trimmingSpacesAndTabs()
             if tag == "*" || strip(tag) == bare { return true }
         }
         return false
