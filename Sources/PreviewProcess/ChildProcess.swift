@@ -226,9 +226,10 @@ public final class ChildProcess: Sendable {
         return unsafeBitCast(symbol, to: AddCloseFrom.self)
     }
 
-    private typealias AddChdir = @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?
-    ) -> Int32
+    private typealias AddChdir =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?
+        ) -> Int32
 
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29+), likewise declared only under _GNU_SOURCE.
     private static func lookUpAddChdir() -> AddChdir? {
