@@ -57,7 +57,7 @@ enum ServeCommand {
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(tokenSecret.utf8)), crypto: crypto)),
             liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
             crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
-            publicBaseURL: options.publicBaseURL, nowMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) })
+            publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
@@ -78,6 +78,13 @@ enum ServeCommand {
         sweeper.start()
         defer { sweeper.stop() }
 
+        if let file = WallClock.testClockFile {
+            if WallClock.isShifted {
+                Log.warn("test_clock", ["file": file, "now": String(WallClock.now())])
+            } else {
+                Log.warn("test_clock_ignored", ["reason": "release build", "variable": WallClock.testClockVariable])
+            }
+        }
         print("listening on http://\(displayHost(options.host)):\(port)")
         fflush(nil)
         Log.info(

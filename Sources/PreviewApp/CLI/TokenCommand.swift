@@ -6,7 +6,7 @@ import PreviewCrypto
 enum TokenCommand {
     static func run(_ options: TokenOptions) throws -> ExitCode {
         let secret = try options.tokenSecret ?? DataDirectory(path: options.dataDirectory).secret(named: "token-secret")
-        let now = Clock.now()
+        let now = WallClock.now()
         let claims = TokenClaims(
             subject: options.subject, role: options.role, streamIds: options.streamIds, issuedAt: now,
             expiresAt: now + options.ttl)
