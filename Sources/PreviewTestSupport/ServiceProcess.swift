@@ -31,14 +31,32 @@ public final class ServiceProcess: Sendable {
     private let ownsDataDirectory: Bool
     private let logDirectory: String
     private let stopped = Mutex(false)
+    /// The test clock file, when started with `testClock: true`.
+    private let clockFile: String?
+    /// The environment of every run of the binary for this server (the test clock).
+    private let clockEnvironment: [String: String]
 
     /// Starts `streampreview serve --port 0 --data-dir <dir> <arguments>`. With no `dataDirectory` a fresh one is
     /// made under /tmp (short, so the redis socket path fits) and deleted on deinit; a given one is left in place.
     /// `environment` is added to (and overrides) this process's environment for the server (e.g. storage credentials).
-    public init(arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:]) throws {
+    /// With `testClock` the server, and the `token` runs for it, read their clock through a test clock file
+    /// (`STREAMPREVIEW_TEST_CLOCK_FILE`, debug builds only) that `shiftClock(by:)` moves: expiry without waiting.
+    public init(
+        arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:],
+        testClock: Bool = false
+    ) throws {
         let binary = try Self.binaryPath()
         let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
+        if testClock {
+            let file = logDirectory + "/test-clock"
+            try Data("0\n".utf8).write(to: URL(fileURLWithPath: file))
+            clockFile = file
+            clockEnvironment = ["STREAMPREVIEW_TEST_CLOCK_FILE": file]
+        } else {
+            clockFile = nil
+            clockEnvironment = [:]
+        }
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDataDirectory = false
@@ -50,7 +68,8 @@ public final class ServiceProcess: Sendable {
         stderrPath = logDirectory + "/stderr.log"
         child = try ChildProcess.spawn(
             arguments: [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments,
-            stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment, diesWithParent: true)
+            stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment.merging(clockEnvironment) { $1 },
+            diesWithParent: true)
         pid = child.pid
         do {
             baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
@@ -67,6 +86,18 @@ public final class ServiceProcess: Sendable {
         stop()
         if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }  // best effort
         try? FileManager.default.removeItem(atPath: logDirectory)  // best effort
+    }
+
+    /// Moves the test clock to `seconds` past the real clock (negative: into the past) for the server and the
+    /// tokens made for it from now on. Needs `testClock: true`.
+    public func shiftClock(by seconds: Int64) throws {
+        guard let clockFile else { throw ServiceProcessError("shiftClock needs ServiceProcess(testClock: true)") }
+        let next = clockFile + ".next"
+        try Data("\(seconds)\n".utf8).write(to: URL(fileURLWithPath: next))
+        // rename(2) replaces the file at once, so the server never reads a half-written number.
+        guard rename(next, clockFile) == 0 else {
+            throw ServiceProcessError("rename \(next): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The exit status once the server has exited (128 + signal when killed), else nil.
@@ -124,7 +155,7 @@ public final class ServiceProcess: Sendable {
     public func run(_ arguments: [String]) throws -> ProcessResult {
         var arguments = arguments
         if arguments.first == "token", !arguments.contains("--data-dir") { arguments += ["--data-dir", dataDirectory] }
-        return try Self.runBinary(arguments)
+        return try ProcessResult.run([try Self.binaryPath()] + arguments, timeout: 60, environment: clockEnvironment)
     }
 
     /// The secret `serve` keeps in its data dir for HS256 tokens.
