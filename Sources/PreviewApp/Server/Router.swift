@@ -67,6 +67,7 @@ struct Router: HTTPResponder {
         if request.bodyTooLarge, !isObject(route) {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
+        if isAPI(route) { try WireIO.requireAcceptableFormat(request) }
         switch route {
         case .health: return health.health()
         case .ready: return health.ready()
@@ -85,6 +86,14 @@ struct Router: HTTPResponder {
             case .head: return try objects.get(request, head: true)
             case .delete: return try objects.delete(request)
             }
+        }
+    }
+
+    /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).
+    private func isAPI(_ route: Route) -> Bool {
+        switch route {
+        case .health, .ready, .object: return false
+        case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
     }
 
