@@ -49,37 +49,10 @@ import Testing
     ]
 
     @Test(arguments: rfc4231.indices)
-    func hmacMatchesRFC4231(_ index: Int) throws {
+    func hmacMatchesRFC4231(_ index: Int) {
         let vector = Self.rfc4231[index]
         #expect(
             Hex.encode(crypto.hmacSHA256(key: vector.key, message: vector.data)) == vector.mac, "case \(vector.name)")
-        let key = try HMACSHA256Key(key: vector.key)
-        #expect(Hex.encode(key.authenticate(vector.data)) == vector.mac, "case \(vector.name), reused key")
-        #expect(Hex.encode(key.authenticate(vector.data)) == vector.mac, "case \(vector.name), second use of the key")
-    }
-
-    @Test func oneKeyUsedFromManyThreadsAtOnceGivesTheRightTags() async throws {
-        let key = try HMACSHA256Key(key: Array("Jefe".utf8))
-        let crypto = self.crypto
-        let failures = await withTaskGroup(of: Int.self) { group in
-            for worker in 0..<8 {
-                group.addTask {
-                    var failures = 0
-                    for round in 0..<500 {
-                        let message = Array("worker \(worker) round \(round)".utf8)
-                        if key.authenticate(message) != crypto.hmacSHA256(key: Array("Jefe".utf8), message: message) {
-                            failures += 1
-                        }
-                    }
-                    return failures
-                }
-            }
-            return await group.reduce(0, +)
-        }
-        #expect(failures == 0)
-        #expect(
-            Hex.encode(key.authenticate(Array("what do ya want for nothing?".utf8)))
-                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
     @Test func constantTimeEqualComparesContentAndLength() {

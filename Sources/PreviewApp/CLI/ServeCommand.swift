@@ -86,7 +86,7 @@ enum ServeCommand {
             }
         }
         print("listening on http://\(displayHost(options.host)):\(port)")
-        fflush(nil)
+        _ = fflush(nil)  // ignored result: a closed stdout only loses the line, which serve does not need
         Log.info(
             "ready",
             [

@@ -64,10 +64,9 @@ enum SignerFactory {
     ) -> [(name: String, value: String)] {
         switch backend {
         case .local, .s3:
-            return S3Presigner.uploadHeaders(contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
+            return S3Presigner.uploadHeaders(contentType: contentType, declaredBytes: declaredBytes)
         case .gcs:
-            return GCSV4Presigner.uploadHeaders(
-                contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
+            return GCSV4Presigner.uploadHeaders(contentType: contentType, maxBytes: maxBytes)
         }
     }
 

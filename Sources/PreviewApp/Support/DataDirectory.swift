@@ -30,10 +30,10 @@ struct DataDirectory: Sendable {
         else { throw AppError("cannot write \(temporary)") }
         // link() fails if another process created the secret first; then theirs wins.
         if link(temporary, file) != 0 {
-            unlink(temporary)
+            _ = unlink(temporary)  // ignored result: a leftover temporary file is harmless
             return try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        unlink(temporary)
+        _ = unlink(temporary)  // ignored result: a leftover temporary file is harmless
         return secret
     }
 }

@@ -83,9 +83,7 @@ public struct GCSV4Presigner: ObjectURLSigner {
 
     /// The headers an upload URL signs and the client must send: `Content-Type` and
     /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body).
-    public static func uploadHeaders(
-        contentType: String, declaredBytes: Int64?, maxBytes: Int64
-    ) -> [(name: String, value: String)] {
+    public static func uploadHeaders(contentType: String, maxBytes: Int64) -> [(name: String, value: String)] {
         [("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)")]
     }
 

@@ -44,9 +44,7 @@ public struct S3Presigner: ObjectURLSigner {
     /// The headers an upload URL signs and the client must send: `Content-Type`, and the
     /// exact `Content-Length` when the size is declared (S3 has no signed size range in
     /// query auth; `maxBytes` is enforced by the service before signing).
-    public static func uploadHeaders(
-        contentType: String, declaredBytes: Int64?, maxBytes: Int64
-    ) -> [(name: String, value: String)] {
+    public static func uploadHeaders(contentType: String, declaredBytes: Int64?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("Content-Type", contentType)]
         if let declaredBytes { headers.append(("Content-Length", String(declaredBytes))) }
         return headers
