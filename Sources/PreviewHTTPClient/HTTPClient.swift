@@ -209,28 +209,27 @@ private final class Transfer {
 
 private func onHeaderLine(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-)
-    -> Int
-{
-    guard let buffer, let userdata else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
-    }
-    return length
+) -> Int {
+    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.receiveHeaderLine(bytes) }
 }
 
 private func onBodyBytes(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-)
-    -> Int
-{
+) -> Int {
+    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.body.append(contentsOf: bytes) }
+}
+
+/// What both curl write callbacks do: find the `Transfer` behind `userdata`, hand it the bytes,
+/// and return how many were taken (0 makes curl abort the transfer).
+private func deliver(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?,
+    to receive: (Transfer, UnsafeBufferPointer<UInt8>) -> Void
+) -> Int {
     guard let buffer, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        receive(transfer, UnsafeBufferPointer(start: $0, count: length))
     }
     return length
 }

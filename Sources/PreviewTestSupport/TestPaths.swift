@@ -5,12 +5,6 @@ import Foundation
     import Glibc
 #endif
 
-/// Why a scratch folder could not be made.
-public struct TestPathError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
-
 /// The repository checkout and fresh scratch folders, for every test target.
 public enum TestPaths {
     /// The repository root (this file is Sources/PreviewTestSupport/TestPaths.swift).
@@ -29,7 +23,7 @@ public enum TestPaths {
             buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
         }
         guard made else {
-            throw TestPathError(message: "mkdtemp under /tmp failed: \(String(cString: strerror(errno)))")
+            throw ServiceProcessError("mkdtemp under /tmp failed: \(String(cString: strerror(errno)))")
         }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
