@@ -103,6 +103,16 @@ public final class ChildProcess: Sendable {
         return child
     }
 
+    /// The program to spawn for `name`: `name` itself when it holds a `/` (and is executable), else
+    /// the first executable `name` in a folder of `PATH`, then /usr/local/bin, /usr/bin, /bin.
+    public static func executable(named name: String) -> String? {
+        let fileManager = FileManager.default
+        if name.contains("/") { return fileManager.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin", "/bin"]
+        return folders.filter { !$0.isEmpty }.map { "\($0)/\(name)" }.first { fileManager.isExecutableFile(atPath: $0) }
+    }
+
     /// Sends `signal` unless the child has already been reaped.
     public func send(_ signal: Int32) {
         state.withLock { state in

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewProcess
 import PreviewTestSupport
 import Testing
 
@@ -30,13 +31,8 @@ enum WireSamples {
 /// Runs Debian's `protoc` (package protobuf-compiler) against proto/stream_preview.proto.
 /// Tests that need it fail, never skip, when it is missing.
 enum Protoc {
-    static func executable() throws -> URL {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-        for directory in directories {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("protoc")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
+    static func executable() throws -> String {
+        if let protoc = ChildProcess.executable(named: "protoc") { return protoc }
         Issue.record("protoc not found on PATH: install Debian package protobuf-compiler")
         throw ProtocFailure(message: "protoc not found")
     }
@@ -54,7 +50,7 @@ enum Protoc {
     private static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
         let proto = TestPaths.repositoryRoot + "/proto"
         let result = try ProcessResult.run(
-            [try executable().path] + arguments + ["--proto_path=\(proto)", "stream_preview.proto"], timeout: 60,
+            [try executable()] + arguments + ["--proto_path=\(proto)", "stream_preview.proto"], timeout: 60,
             input: input)
         guard result.status == 0 else {
             throw ProtocFailure(message: "protoc \(arguments) exited \(result.status): \(result.stderr)")
