@@ -21,7 +21,10 @@ let package = Package(
         .target(name: "CShimsMHD", dependencies: ["CMicroHTTPD"]),
 
         .target(name: "PreviewCore", swiftSettings: strict),
-        .target(name: "PreviewRedis", dependencies: ["PreviewCore", "CHiredis"], swiftSettings: strict),
+        // The one place that spawns child processes (posix_spawn, empty signal mask): embedded redis-server, tests.
+        .target(name: "PreviewProcess", swiftSettings: strict),
+        .target(
+            name: "PreviewRedis", dependencies: ["PreviewCore", "PreviewProcess", "CHiredis"], swiftSettings: strict),
         .target(
             name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShimsCurl"], swiftSettings: strict),
         .target(
@@ -34,7 +37,7 @@ let package = Package(
         .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
         .target(
             name: "PreviewTestSupport",
-            dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient"],
+            dependencies: ["PreviewCore", "PreviewProcess", "PreviewRedis", "PreviewHTTPClient"],
             swiftSettings: strict),
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewCrypto", "PreviewTestSupport"]),

@@ -62,39 +62,6 @@ enum LibCrypto {
 
     // MARK: Owned handles
 
-    /// Owns a keyed HMAC-SHA256 `EVP_MAC_CTX` used as a template: `authenticate` duplicates it
-    /// per message, 2.6x faster than keying per message (NOTES-C).
-    ///
-    /// `@unchecked Sendable`: after `init` the template is only read (`EVP_MAC_CTX_dup` copies
-    /// it), never updated or re-keyed, so concurrent `authenticate` calls are safe.
-    final class HMACTemplate: @unchecked Sendable {
-        private let template: OpaquePointer
-
-        init(key: [UInt8]) throws {
-            let algorithms = try FetchedAlgorithms.get()
-            guard let context = EVP_MAC_CTX_new(algorithms.hmac) else {
-                throw CryptoError.fromQueue("EVP_MAC_CTX_new")
-            }
-            guard initHMAC(context, key: key) else {
-                EVP_MAC_CTX_free(context)
-                throw CryptoError.fromQueue("EVP_MAC_init HMAC-SHA256")
-            }
-            template = context
-        }
-
-        deinit { EVP_MAC_CTX_free(template) }
-
-        /// The 32-byte tag of `message`. Stops the process if OpenSSL cannot copy a context (out
-        /// of memory): a wrong tag would be worse.
-        func authenticate(_ message: [UInt8]) -> [UInt8] {
-            guard let context = EVP_MAC_CTX_dup(template) else {
-                fatalError("EVP_MAC_CTX_dup failed: \(drainErrors())")
-            }
-            defer { EVP_MAC_CTX_free(context) }
-            return finishHMAC(context, message: message)
-        }
-    }
-
     /// Owns an `EVP_PKEY` decoded from PEM.
     ///
     /// `@unchecked Sendable`: the `EVP_PKEY` is never modified after `init`; OpenSSL 3 allows
@@ -180,7 +147,7 @@ private func drainErrors() -> String {
 }
 
 /// The algorithms, fetched once from the default provider (`EVP_sha256()` re-resolves on every
-/// use and is ~25% slower, NOTES-C).
+/// use, which measured ~25% slower with OpenSSL 3).
 ///
 /// `@unchecked Sendable`: fetched `EVP_MD` / `EVP_MAC` objects are immutable and reference
 /// counted atomically; OpenSSL documents them as shareable between threads (crypto(7),

@@ -3,8 +3,6 @@ public import PreviewCore
 
 /// OpenSSL-backed implementation of Core's `CryptoPrimitives`: SHA-256 (FIPS 180-4),
 /// HMAC-SHA256 (RFC 2104) and comparison through `CRYPTO_memcmp`.
-///
-/// For many messages under one key, `HMACSHA256Key` is faster.
 public struct OpenSSLCrypto: CryptoPrimitives {
     public init() {}
 

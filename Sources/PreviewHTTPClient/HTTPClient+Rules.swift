@@ -1,4 +1,6 @@
 // Pure rules of the client: request validation, proxy bypass list, header text handling.
+import PreviewCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -11,7 +13,7 @@ extension HTTPClient {
     /// The value for CURLOPT_NOPROXY. Setting the option makes curl ignore `no_proxy`, so the
     /// operator's list is carried over and loopback is added to it (CIDR needs curl 7.86+).
     static func noProxyList(environmentValue: String?) -> String {
-        let operatorList = trimmed(environmentValue ?? "")
+        let operatorList = (environmentValue ?? "").trimmingSpacesAndTabs()
         if operatorList == "*" { return "*" }
         return operatorList.isEmpty ? loopbackHosts : operatorList + "," + loopbackHosts
     }
@@ -34,11 +36,11 @@ extension HTTPClient {
         guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw HTTPClientError(kind: .invalidURL, message: "URL contains a space or control character")
         }
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy(isTokenByte) else {
+        guard HTTPToken.isToken(request.method) else {
             throw HTTPClientError(kind: .invalidRequest, message: "invalid method \(request.method.debugDescription)")
         }
         for field in request.headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
+            guard HTTPToken.isToken(field.name) else {
                 throw HTTPClientError(
                     kind: .invalidRequest, message: "invalid header name \(field.name.debugDescription)")
             }
@@ -51,27 +53,6 @@ extension HTTPClient {
             throw HTTPClientError(
                 kind: .invalidRequest, message: "timeout must be positive, got \(request.timeoutSeconds)")
         }
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
-    /// Strips optional whitespace (space and tab) at both ends.
-    static func trimmed<S: StringProtocol>(_ text: S) -> String {
-        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isOWS($0) }), let last = text.lastIndex(where: { !isOWS($0) })
-        else {
-            return ""
-        }
-        return String(text[first...last])
     }
 
     /// Header bytes as UTF-8 when valid, else as ISO-8859-1 (one scalar per byte, nothing lost).

@@ -120,7 +120,7 @@ public final class HTTPClient {
     private func makeHeaderList(_ headers: HTTPHeaders) throws -> UnsafeMutablePointer<curl_slist>? {
         var lines: [String] = headers.map { field in
             // "Name:" would remove the header; "Name;" is curl's syntax for an empty value.
-            Self.trimmed(field.value).isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            field.value.trimmingSpacesAndTabs().isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
         }
         for suppressed in ["Accept", "Expect", "Content-Type"] where headers[suppressed] == nil {
             lines.append("\(suppressed):")
@@ -199,38 +199,37 @@ private final class Transfer {
         } else if line.first == " " || line.first == "\t" {
             // obs-fold (RFC 9112 §5.2): continuation of the previous field value.
             if let last = headerFields.indices.last {
-                headerFields[last].1 += " " + HTTPClient.trimmed(line)
+                headerFields[last].1 += " " + line.trimmingSpacesAndTabs()
             }
         } else if let colon = line.firstIndex(of: ":") {
-            headerFields.append((String(line[..<colon]), HTTPClient.trimmed(line[line.index(after: colon)...])))
+            headerFields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingSpacesAndTabs()))
         }
     }
 }
 
 private func onHeaderLine(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-)
-    -> Int
-{
-    guard let buffer, let userdata else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
-    }
-    return length
+) -> Int {
+    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.receiveHeaderLine(bytes) }
 }
 
 private func onBodyBytes(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-)
-    -> Int
-{
+) -> Int {
+    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.body.append(contentsOf: bytes) }
+}
+
+/// What both curl write callbacks do: find the `Transfer` behind `userdata`, hand it the bytes,
+/// and return how many were taken (0 makes curl abort the transfer).
+private func deliver(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?,
+    to receive: (Transfer, UnsafeBufferPointer<UInt8>) -> Void
+) -> Int {
     guard let buffer, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        receive(transfer, UnsafeBufferPointer(start: $0, count: length))
     }
     return length
 }

@@ -1,3 +1,5 @@
+import PreviewCore
+
 /// Where a Redis server is and how to log in to it: address, database (SELECT), and optional AUTH credentials.
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public enum Address: Sendable, Equatable {
@@ -150,21 +152,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         return endpoint
     }
 
-    /// Decodes `%XX` escapes; a malformed escape or non-UTF-8 result is an invalid URL.
+    /// Decodes `%XX` escapes strictly; a malformed escape or non-UTF-8 result is an invalid URL.
     private static func percentDecoded(_ text: Substring, invalid: (String) -> RedisError) throws -> String {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { throw invalid("malformed percent escape") }
-            bytes.append(value)
-        }
+        guard let bytes = PercentDecoding.strict(text) else { throw invalid("malformed percent escape") }
         guard let decoded = String(validating: bytes, as: UTF8.self) else {
             throw invalid("percent escape is not UTF-8")
         }

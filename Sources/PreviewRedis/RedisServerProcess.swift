@@ -1,4 +1,5 @@
 import Foundation
+import PreviewProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -49,7 +50,7 @@ public final class RedisServerProcess: Sendable {
                 message: "redis unix socket path '\(socketPath)' is \(socketPath.utf8.count) bytes; the limit is "
                     + "\(maxSocketPathLength): choose a shorter directory")
         }
-        guard let program = resolveExecutable(executable) else {
+        guard let program = ChildProcess.executable(named: executable) else {
             throw RedisServerError(
                 message: "cannot start redis: executable '\(executable)' not found or not executable "
                     + "(PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "")); install redis-server or pass its path"
@@ -163,17 +164,5 @@ public final class RedisServerProcess: Sendable {
         var result = path.hasPrefix("/") ? path : cwd + "/" + path
         while result.count > 1 && result.hasSuffix("/") { result.removeLast() }
         return result
-    }
-
-    /// `executable` itself if it contains a '/', else the first match on PATH.
-    private static func resolveExecutable(_ executable: String) -> String? {
-        let fileManager = FileManager.default
-        if executable.contains("/") { return fileManager.isExecutableFile(atPath: executable) ? executable : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(executable)"
-            if fileManager.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
     }
 }

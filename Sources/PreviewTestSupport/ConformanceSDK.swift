@@ -40,7 +40,7 @@ public enum ConformanceSDK {
                     + "official SDKs from PyPI:\n\(setup.stderr.suffix(3000))")
         }
         let setupSeconds = Date().timeIntervalSince(started)
-        let folder = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-conformance")
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "sp-conformance")
         let python = root + "/.build/conformance-venv/bin/python"
         let sdk = try ProcessResult.run(
             [python, root + "/scripts/conformance/sdk_urls.py", "--key-file", folder + "/service-account.json"],

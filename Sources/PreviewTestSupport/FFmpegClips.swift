@@ -1,5 +1,6 @@
 // Real clips from Debian's `ffmpeg`, the oracle of the MP4 inspector and commit tests. Linux only.
 import Foundation
+import PreviewProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -37,28 +38,22 @@ public enum FFmpegClips {
     }
 
     private static let executable = Result { () throws -> String in
-        if let found = locate("ffmpeg") { return found }
+        if let found = ChildProcess.executable(named: "ffmpeg") { return found }
         guard getuid() == 0 else {
             throw FFmpegFailure("ffmpeg not found: install Debian package ffmpeg (scripts/install-deps.sh test)")
         }
         // Waits for the dpkg lock, in case another test process installs at the same time.
-        let apt = locate("apt-get") ?? "/usr/bin/apt-get"
+        let apt = ChildProcess.executable(named: "apt-get") ?? "/usr/bin/apt-get"
         let lock = ["-o", "DPkg::Lock::Timeout=600"]
         let install = [apt] + lock + ["install", "-y", "-qq", "--no-install-recommends", "ffmpeg"]
         if try run(install, timeout: 900).status != 0 {
             _ = try run([apt] + lock + ["update", "-qq"], timeout: 900)
             _ = try run(install, timeout: 900)
         }
-        guard let installed = locate("ffmpeg") else {
+        guard let installed = ChildProcess.executable(named: "ffmpeg") else {
             throw FFmpegFailure("ffmpeg not found, and it could not be installed with apt-get")
         }
         return installed
-    }
-
-    private static func locate(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/bin"]
-        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     private static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {

@@ -58,7 +58,7 @@ public final class RawHTTPServer: Sendable {
             }
         }
         guard bound == 0, listen(listener, 16) == 0 else {
-            close(listener)
+            _ = close(listener)  // ignored result: the bind/listen failure is what is reported
             throw SocketFailure(call: "bind/listen")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -82,11 +82,11 @@ public final class RawHTTPServer: Sendable {
         guard !wasStopped else { return }
         // Wakes the blocked accept(). The accept loop closes the descriptor itself: closing it
         // here would let a new socket take the number while the loop still calls accept() on it.
-        shutdown(listener, Int32(SHUT_RDWR))
+        _ = shutdown(listener, Int32(SHUT_RDWR))  // ignored result: fails only if the loop has closed it
     }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer { _ = close(listener) }  // ignored result: a listening socket has nothing to flush
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -98,13 +98,14 @@ public final class RawHTTPServer: Sendable {
                 return state.acceptedConnections
             }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)  // no thread outlives a test by much
-            setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            // Ignored result: without the timeout a stuck client only keeps a test thread longer.
+            _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             Thread.detachNewThread { [self] in serve(connection, number: number) }
         }
     }
 
     private func serve(_ connection: Int32, number: Int) {
-        defer { close(connection) }
+        defer { _ = close(connection) }  // ignored result: the test has what it read; nothing to report
         var buffer: [UInt8] = []
         while let request = readRequest(connection, number: number, buffer: &buffer) {
             state.withLock { $0.requests.append(request) }
@@ -186,7 +187,7 @@ public struct SocketFailure: Error {
 public func freeLoopbackPort() throws -> UInt16 {
     let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard probe >= 0 else { throw SocketFailure(call: "socket") }
-    defer { close(probe) }
+    defer { _ = close(probe) }  // ignored result: an unconnected probe socket has nothing to flush
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -22,7 +22,7 @@ public final class RedisServerFixture {
     public init(extraArguments: [String] = []) throws {
         // hiredis writes with write(): a server that went away would SIGPIPE the test process.
         _ = signal(SIGPIPE, SIG_IGN)  // ignored result: the previous handler
-        self.directory = try Self.makeTemporaryDirectory()
+        self.directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-redis")
         self.extraArguments = extraArguments
         do {
             self.server = try RedisServerProcess.start(
@@ -65,16 +65,5 @@ public final class RedisServerFixture {
         stopped = true
         server.stop()
         try? FileManager.default.removeItem(atPath: directory)  // best effort: leftovers in /tmp are harmless
-    }
-
-    private static func makeTemporaryDirectory() throws -> String {
-        var template = Array(("/tmp/sp-redis-" + mkdtempSuffix).utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
-        }
-        guard made else {
-            throw RedisServerError(message: "mkdtemp under /tmp failed: \(String(cString: strerror(errno)))")
-        }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

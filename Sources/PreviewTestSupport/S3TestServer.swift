@@ -4,7 +4,7 @@
 import Foundation
 import PreviewCore
 public import PreviewHTTPClient
-import PreviewRedis
+import PreviewProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -134,7 +134,7 @@ public final class MotoServer: Sendable {
     private init() throws {
         let venv = try S3TestVenvs.ensure("moto")
         let port = try freeLoopbackPort()
-        let logs = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-moto")
+        let logs = try TestPaths.makeTemporaryDirectory(prefix: "sp-moto")
         child = try ChildProcess.spawn(
             arguments: [venv + "/bin/moto_server", "-H", "127.0.0.1", "-p", String(port)],
             stdoutPath: logs + "/stdout.log", stderrPath: logs + "/stderr.log", diesWithParent: true)
@@ -155,23 +155,17 @@ public final class MotoServer: Sendable {
 
 /// The Python environments of the S3 test servers.
 public enum S3TestVenvs {
-    /// The repository root (this file is Sources/PreviewTestSupport/S3TestServer.swift).
-    public static var repositoryRoot: String {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }
-
     private static let setupLock = Mutex(())
 
     /// The venv folder of `name` (`moto`, `localstack`), running setup-venvs.sh when it is not ready.
     public static func ensure(_ name: String) throws -> String {
-        let base = ProcessInfo.processInfo.environment["S3_TEST_VENVS"] ?? repositoryRoot + "/.build/s3-test-venvs"
+        let base =
+            ProcessInfo.processInfo.environment["S3_TEST_VENVS"] ?? TestPaths.repositoryRoot + "/.build/s3-test-venvs"
         let venv = base + "/" + name
         return try setupLock.withLock { _ in
             if FileManager.default.fileExists(atPath: venv + "/.pins") { return venv }
-            let script = repositoryRoot + "/scripts/s3-test-servers/setup-venvs.sh"
-            let logs = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-venv")
+            let script = TestPaths.repositoryRoot + "/scripts/s3-test-servers/setup-venvs.sh"
+            let logs = try TestPaths.makeTemporaryDirectory(prefix: "sp-venv")
             let child = try ChildProcess.spawn(
                 arguments: ["/bin/bash", script, name], stdoutPath: logs + "/stdout.log",
                 stderrPath: logs + "/stderr.log")

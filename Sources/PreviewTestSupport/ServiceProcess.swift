@@ -1,6 +1,6 @@
 // The built `streampreview` binary as a child process, for end-to-end tests. Linux (glibc) only.
 import Foundation
-import PreviewRedis
+import PreviewProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -12,33 +12,6 @@ public struct ServiceProcessError: Error, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-/// What a finished run of a program printed, and how it ended.
-public struct ProcessResult: Sendable {
-    /// The exit status, or 128 + the signal number when a signal ended it (-1 when unknown).
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
-
-    /// Runs `arguments[0]` (an absolute path) to completion, SIGKILLed after `timeout` seconds, with stdout and
-    /// stderr collected through files in a fresh folder under /tmp. `environment` is added to this process's.
-    public static func run(
-        _ arguments: [String], timeout: Double, environment: [String: String] = [:]
-    ) throws -> ProcessResult {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-run")
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort
-        let out = directory + "/stdout", err = directory + "/stderr"
-        let child = try ChildProcess.spawn(
-            arguments: arguments, stdoutPath: out, stderrPath: err, environment: environment)
-        if !child.waitForExit(timeout: timeout) {
-            child.send(SIGKILL)
-            _ = child.waitForExit(timeout: 5)
-        }
-        return ProcessResult(
-            status: child.termination?.code ?? -1, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
-    }
 }
 
 /// `streampreview serve --port 0` on a fresh data directory, started with `posix_spawn` (empty signal mask,
@@ -58,26 +31,45 @@ public final class ServiceProcess: Sendable {
     private let ownsDataDirectory: Bool
     private let logDirectory: String
     private let stopped = Mutex(false)
+    /// The test clock file, when started with `testClock: true`.
+    private let clockFile: String?
+    /// The environment of every run of the binary for this server (the test clock).
+    private let clockEnvironment: [String: String]
 
     /// Starts `streampreview serve --port 0 --data-dir <dir> <arguments>`. With no `dataDirectory` a fresh one is
     /// made under /tmp (short, so the redis socket path fits) and deleted on deinit; a given one is left in place.
     /// `environment` is added to (and overrides) this process's environment for the server (e.g. storage credentials).
-    public init(arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:]) throws {
+    /// With `testClock` the server, and the `token` runs for it, read their clock through a test clock file
+    /// (`STREAMPREVIEW_TEST_CLOCK_FILE`, debug builds only) that `shiftClock(by:)` moves: expiry without waiting.
+    public init(
+        arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:],
+        testClock: Bool = false
+    ) throws {
         let binary = try Self.binaryPath()
-        let logDirectory = try Self.makeTemporaryDirectory(prefix: "sp-log")
+        let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
+        if testClock {
+            let file = logDirectory + "/test-clock"
+            try Data("0\n".utf8).write(to: URL(fileURLWithPath: file))
+            clockFile = file
+            clockEnvironment = ["STREAMPREVIEW_TEST_CLOCK_FILE": file]
+        } else {
+            clockFile = nil
+            clockEnvironment = [:]
+        }
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDataDirectory = false
         } else {
-            self.dataDirectory = try Self.makeTemporaryDirectory(prefix: "sp-e2e")
+            self.dataDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-e2e")
             ownsDataDirectory = true
         }
         stdoutPath = logDirectory + "/stdout.log"
         stderrPath = logDirectory + "/stderr.log"
         child = try ChildProcess.spawn(
             arguments: [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments,
-            stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment, diesWithParent: true)
+            stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment.merging(clockEnvironment) { $1 },
+            diesWithParent: true)
         pid = child.pid
         do {
             baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
@@ -94,6 +86,18 @@ public final class ServiceProcess: Sendable {
         stop()
         if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }  // best effort
         try? FileManager.default.removeItem(atPath: logDirectory)  // best effort
+    }
+
+    /// Moves the test clock to `seconds` past the real clock (negative: into the past) for the server and the
+    /// tokens made for it from now on. Needs `testClock: true`.
+    public func shiftClock(by seconds: Int64) throws {
+        guard let clockFile else { throw ServiceProcessError("shiftClock needs ServiceProcess(testClock: true)") }
+        let next = clockFile + ".next"
+        try Data("\(seconds)\n".utf8).write(to: URL(fileURLWithPath: next))
+        // rename(2) replaces the file at once, so the server never reads a half-written number.
+        guard rename(next, clockFile) == 0 else {
+            throw ServiceProcessError("rename \(next): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The exit status once the server has exited (128 + signal when killed), else nil.
@@ -151,7 +155,7 @@ public final class ServiceProcess: Sendable {
     public func run(_ arguments: [String]) throws -> ProcessResult {
         var arguments = arguments
         if arguments.first == "token", !arguments.contains("--data-dir") { arguments += ["--data-dir", dataDirectory] }
-        return try Self.runBinary(arguments)
+        return try ProcessResult.run([try Self.binaryPath()] + arguments, timeout: 60, environment: clockEnvironment)
     }
 
     /// The secret `serve` keeps in its data dir for HS256 tokens.
@@ -188,16 +192,6 @@ public final class ServiceProcess: Sendable {
         throw ServiceProcessError(
             "the streampreview executable was not found next to the test bundle (looked in \(candidates)); "
                 + "build it first (`swift build`) or set STREAMPREVIEW_BINARY")
-    }
-
-    /// A fresh, private folder under /tmp, named `<prefix>-` and six random characters (mkdtemp).
-    public static func makeTemporaryDirectory(prefix: String = "sp-e2e") throws -> String {
-        var template = Array(("/tmp/\(prefix)-" + mkdtempSuffix).utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
-        }
-        guard made else { throw ServiceProcessError("mkdtemp under /tmp failed: \(String(cString: strerror(errno)))") }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func waitForListening(child: ChildProcess, stdoutPath: String, stderrPath: String) throws -> String {
@@ -240,6 +234,3 @@ public final class ServiceProcess: Sendable {
         }
     }
 }
-
-/// The six characters mkdtemp(3) replaces with random ones.
-let mkdtempSuffix = String(repeating: "X", count: 6)

@@ -27,11 +27,8 @@ import Testing
 /// Needs network to PyPI on first run; without the SDKs the suite fails rather than skips.
 @Suite("Presign conformance with the official SDKs", .serialized)
 struct ConformancePresignTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-
     /// Built once for the suite: setting up the venv and running the SDKs takes seconds.
-    static let matrix = Result { try ConformanceSDK.matrix(repositoryRoot: repositoryRoot) }
+    static let matrix = Result { try ConformanceSDK.matrix(repositoryRoot: TestPaths.repositoryRoot) }
 
     /// Runs every case of `oracle` through the binary (in parallel) and returns the failures.
     func mismatches(oracle: String) throws -> (compared: Int, failures: [String]) {

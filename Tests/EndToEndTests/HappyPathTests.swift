@@ -128,7 +128,7 @@ struct HappyPathTests {
         let service = try ServiceProcess()
         let api = try APIClient(service)
         let token = try service.token(sub: "alice", role: "streamer", streams: [42, 43])
-        let folder = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-files")
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "sp-files")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let movie = TestMedia.mp4(size: 6000, seed: 3)
         let thumbnail = TestMedia.jpeg(size: 900, seed: 3)

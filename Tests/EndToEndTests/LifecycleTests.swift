@@ -64,20 +64,17 @@ struct LifecycleTests {
         let token = try service.token(sub: "sam", role: "streamer", streams: [42])
         try APIClient(service).publish(streamId: 42, token: token)
         #expect(!service.redisServerPIDs().isEmpty, "the embedded redis-server is found by its data dir")
-        let started = Date()
         service.send(signal: SIGTERM)
-        let status = service.waitForExit(timeout: 10)
-        #expect(status == 0)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(service.waitForExit(timeout: 10) == 0, "serve exits 0 within 10 s of SIGTERM")
         // serve stops its redis-server before exiting; allow a moment for the kernel to tear it down.
-        let deadline = Date().addingTimeInterval(1)
+        let deadline = Date().addingTimeInterval(5)
         while !service.redisServerPIDs().isEmpty, Date() < deadline { usleep(20_000) }
         #expect(service.redisServerPIDs().isEmpty, "redis-server outlived serve")
     }
 
     @Test("A restarted serve on the same data dir keeps the committed preview and accepts old tokens")
     func restartKeepsState() throws {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-keep")
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-keep")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let movie = TestMedia.mp4(size: 2500, seed: 5)
         let first = try ServiceProcess(dataDirectory: directory)

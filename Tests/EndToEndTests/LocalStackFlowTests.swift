@@ -63,11 +63,14 @@ struct LocalStackFlowTests {
 
     @Test func anExpiredUploadURLIsRefused() throws {
         let flow = try S3Flow(
-            endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsexp", extraArguments: ["--upload-url-ttl", "1"])
+            endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsexp", extraArguments: ["--upload-url-ttl", "1"],
+            testClock: true)
+        // The server signs an hour in the past, so its 1-second URL has expired by LocalStack's real clock;
+        // the token is made on the same shifted clock.
+        try flow.service.shiftClock(by: -3600)
         let token = try flow.service.token(sub: "s3-903", role: "streamer", streams: [903])
         let movie = TestMedia.mp4(size: 1500)
         let issued = try flow.api.issue(streamId: 903, movie: movie, thumbnail: TestMedia.jpeg(), token: token)
-        Thread.sleep(forTimeInterval: 2.5)
         let late = try flow.api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie)
         expectForbidden(late, "expired URL")
         #expect(late.text.contains("AccessDenied") || late.text.contains("expired"), "\(late.text)")

@@ -9,7 +9,7 @@ struct RankingTests {
     @Test(
         "Unseen streams come first, newest first; seen ones follow by likes; current leads; a new clip is unseen again")
     func playOrder() throws {
-        let service = try ServiceProcess()
+        let service = try ServiceProcess(testClock: true)
         let api = try APIClient(service)
         let streamer = try service.token(sub: "sam", role: "streamer", streams: [101, 102, 103, 104])
         let viewerA = try service.token(sub: "ann", role: "viewer")
@@ -18,9 +18,9 @@ struct RankingTests {
 
         var items: [Int64: FeedItem] = [:]
         for stream: Int64 in [101, 102] { items[stream] = try api.publish(streamId: stream, token: streamer) }
-        // The next two commits land in a later second than the first two.
+        // The next two commits land in a later second than the first two: the server's clock moves on.
         let firstSecond = try #require(items[102]).updatedAt
-        while unixNow() <= firstSecond { usleep(50_000) }
+        try service.shiftClock(by: 5)
         for stream: Int64 in [103, 104] { items[stream] = try api.publish(streamId: stream, token: streamer) }
         #expect(try #require(items[103]).updatedAt > firstSecond)
 

@@ -11,7 +11,8 @@ struct S3Flow {
     let service: ServiceProcess
     let api: APIClient
 
-    init(endpoint: S3TestEndpoint, bucketPrefix: String, extraArguments: [String] = []) throws {
+    init(endpoint: S3TestEndpoint, bucketPrefix: String, extraArguments: [String] = [], testClock: Bool = false) throws
+    {
         self.endpoint = endpoint
         bucket = S3TestEndpoint.uniqueBucket(bucketPrefix)
         try endpoint.createBucket(bucket)
@@ -20,7 +21,7 @@ struct S3Flow {
                 "--storage", "s3", "--endpoint", endpoint.url, "--bucket", bucket, "--addressing", "path",
                 "--region", S3TestEndpoint.region, "--sweep-interval", "0",
             ] + extraArguments,
-            environment: S3TestEndpoint.credentialEnvironment)
+            environment: S3TestEndpoint.credentialEnvironment, testClock: testClock)
         api = try APIClient(service)
     }
 

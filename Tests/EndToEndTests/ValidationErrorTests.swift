@@ -49,8 +49,28 @@ struct ValidationErrorTests {
             body: Array(#"{"streamId":"42"}"#.utf8),
             token: token)
         expectError(plain, status: 415, code: "unsupported_media_type")
+        // A body without Content-Type says nothing about its format (README: "chosen by Content-Type").
         let none = try api.send("POST", "/api/preview/post", body: Array(#"{"streamId":"42"}"#.utf8), token: token)
-        #expect(none.status == 415 || none.status == 200, "no Content-Type: \(none.status)")
+        expectError(none, status: 415, code: "unsupported_media_type", target: "Content-Type")
+    }
+
+    @Test("An Accept that admits neither JSON nor protobuf is 406 not_acceptable, in JSON; q=0 excludes a format")
+    func notAcceptable() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        for accept in ["text/html", "application/json;q=0, application/x-protobuf;q=0", "image/*, */*;q=0"] {
+            let reply = try api.send("GET", "/api/feed", headers: [("Accept", accept)])
+            expectError(reply, status: 406, code: "not_acceptable", target: "Accept")
+            #expect(reply.headers["Content-Type"] == "application/json", "\(accept)")
+        }
+        let lowJSON = try api.send("GET", "/api/feed", headers: [("Accept", "application/json;q=0.1, application/*")])
+        #expect(lowJSON.status == 200)
+        #expect(lowJSON.headers["Content-Type"] == "application/x-protobuf", "application/* weighs more than q=0.1")
+        let wildcard = try api.send("GET", "/api/feed", headers: [("Accept", "application/*")])
+        #expect(wildcard.headers["Content-Type"] == "application/json", "application/* admits JSON")
+        let anything = try api.send("GET", "/api/feed", headers: [("Accept", "text/html, */*;q=0.1")])
+        #expect(anything.status == 200)
+        #expect(try api.send("GET", "/healthz", headers: [("Accept", "text/html")]).status == 200)
     }
 
     @Test("Unknown routes are 404 not_found and known routes with another method 405")

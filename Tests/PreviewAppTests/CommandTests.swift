@@ -13,25 +13,18 @@ import Testing
             "STREAMPREVIEW_PORT": "9000", "STREAMPREVIEW_REDIS_URL": "redis://10.0.0.1:6379/2",
             "STREAMPREVIEW_PREVIEW_TTL": "30",
         ]
-        guard case .serve(let fromEnvironment) = try Command.parse(["serve"], environment: environment).get() else {
-            Issue.record("not serve")
-            return
-        }
+        let fromEnvironment = try #require(serveOptions(Command.parse(["serve"], environment: environment)))
         #expect(fromEnvironment.port == 9000)
         #expect(fromEnvironment.redisURL == "redis://10.0.0.1:6379/2")
         #expect(fromEnvironment.policy.previewTTL == 30)
-        guard
-            case .serve(let fromFlags) = try Command.parse(
-                [
-                    "serve", "--port", "0", "--preview-ttl=45", "--upload-url-ttl", "60", "--public-base-url",
-                    "https://cdn.example/p/",
-                ],
-                environment: environment
-            ).get()
-        else {
-            Issue.record("not serve")
-            return
-        }
+        let fromFlags = try #require(
+            serveOptions(
+                Command.parse(
+                    [
+                        "serve", "--port", "0", "--preview-ttl=45", "--upload-url-ttl", "60", "--public-base-url",
+                        "https://cdn.example/p/",
+                    ],
+                    environment: environment)))
         #expect(fromFlags.port == 0)
         #expect(fromFlags.policy.previewTTL == 45)
         #expect(fromFlags.policy.uploadURLTTL == 60)
@@ -46,35 +39,29 @@ import Testing
         ["token", "--sub", "a", "--role", "streamer"], ["token", "--sub", "a", "--stream", "x"],
         ["upload", "--server", "http://x", "--token", "t", "--stream", "1", "only-one-file"], ["frobnicate"],
     ])
-    func badCommandLinesAreUsageErrors(_ arguments: [String]) {
-        guard case .failure(let error) = Command.parse(arguments, environment: [:]) else {
-            Issue.record("accepted \(arguments)")
-            return
-        }
+    func badCommandLinesAreUsageErrors(_ arguments: [String]) throws {
+        let result = Command.parse(arguments, environment: [:])
+        let error = try #require(result.failure, "accepted \(arguments)")
         #expect(!error.message.isEmpty)
     }
 
     @Test func everyCommandHasHelp() throws {
-        for command in ["serve", "token", "upload"] {
-            guard case .help(let text) = try Command.parse([command, "--help"], environment: [:]).get() else {
-                Issue.record("\(command) --help")
-                continue
-            }
+        for command in ["serve", "token", "upload", "presign"] {
+            let text = try #require(helpText(Command.parse([command, "--help"], environment: [:])), "\(command)")
             #expect(text.contains("Usage: streampreview \(command)"))
         }
-        guard case .help(let text) = try Command.parse([], environment: [:]).get() else {
-            Issue.record("no help")
-            return
-        }
+        let text = try #require(helpText(Command.parse([], environment: [:])))
         #expect(text.contains("serve") && text.contains("token") && text.contains("upload"))
     }
 
     @Test func serveHelpListsEveryOptionAndItsVariable() throws {
-        guard case .help(let text) = try Command.parse(["serve", "--help"], environment: [:]).get() else { return }
+        let text = try #require(helpText(Command.parse(["serve", "--help"], environment: [:])))
+        #expect(text.contains("Usage: streampreview serve"))
         for spec in ServeOptions.specs {
             #expect(text.contains("--\(spec.flag)"))
             if let variable = spec.environment { #expect(text.contains(variable)) }
         }
+        #expect(text.contains("STREAMPREVIEW_TEST_CLOCK_FILE") && text.contains("tests only"))
     }
 
     @Test func tokenTakesRepeatedStreams() throws {
@@ -88,5 +75,24 @@ import Testing
         expected.streamIds = [42, 7]
         expected.ttl = 60
         #expect(parsed == .token(expected))
+    }
+
+    /// The text of a `.help` parse, nil for anything else.
+    private func helpText(_ parsed: Result<Command, UsageError>) -> String? {
+        if case .success(.help(let text)) = parsed { return text }
+        return nil
+    }
+
+    /// The options of a `.serve` parse, nil for anything else.
+    private func serveOptions(_ parsed: Result<Command, UsageError>) -> ServeOptions? {
+        if case .success(.serve(let options)) = parsed { return options }
+        return nil
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

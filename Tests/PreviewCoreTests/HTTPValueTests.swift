@@ -27,20 +27,48 @@ import Testing
 
 @Suite struct NegotiationTests {
     @Test func requestBodiesAreJSONOrProtobuf() {
-        #expect(WireFormat.ofRequestBody(contentType: nil) == .json)
-        #expect(WireFormat.ofRequestBody(contentType: "application/json; charset=utf-8") == .json)
-        #expect(WireFormat.ofRequestBody(contentType: "application/x-protobuf") == .protobuf)
-        #expect(WireFormat.ofRequestBody(contentType: "Application/Protobuf") == .protobuf)
-        #expect(WireFormat.ofRequestBody(contentType: "text/plain") == nil)
-        #expect(WireFormat.ofRequestBody(contentType: "application/x-www-form-urlencoded") == nil)
+        #expect(WireFormat.ofRequestBody(contentType: "application/json; charset=utf-8", bodyIsEmpty: false) == .json)
+        #expect(WireFormat.ofRequestBody(contentType: "application/x-protobuf", bodyIsEmpty: false) == .protobuf)
+        #expect(WireFormat.ofRequestBody(contentType: "Application/Protobuf", bodyIsEmpty: false) == .protobuf)
+        #expect(WireFormat.ofRequestBody(contentType: "text/plain", bodyIsEmpty: false) == nil)
+        #expect(WireFormat.ofRequestBody(contentType: "application/x-www-form-urlencoded", bodyIsEmpty: true) == nil)
     }
 
-    @Test func acceptChoosesTheResponseFormat() {
-        #expect(WireFormat.forResponse(accept: nil, fallback: .protobuf) == .protobuf)
-        #expect(WireFormat.forResponse(accept: "*/*", fallback: .json) == .json)
-        #expect(WireFormat.forResponse(accept: "application/x-protobuf", fallback: .json) == .protobuf)
-        #expect(
-            WireFormat.forResponse(accept: "application/json, application/x-protobuf", fallback: .protobuf) == .json)
+    @Test func aBodyWithoutContentTypeIsNeitherFormatButNoBodyIsJSON() {
+        #expect(WireFormat.ofRequestBody(contentType: nil, bodyIsEmpty: false) == nil)
+        #expect(WireFormat.ofRequestBody(contentType: nil, bodyIsEmpty: true) == .json)
+    }
+
+    @Test(
+        "Accept picks the format by q-value, most specific range first; q=0 excludes; neither format admitted is nil",
+        arguments: [
+            // (Accept, the request's own format, the answer; nil = 406)
+            (nil, WireFormat.protobuf, WireFormat?.some(.protobuf)),
+            ("", .json, .json),
+            ("*/*", .json, .json),
+            ("*/*", .protobuf, .protobuf),
+            ("application/*", .json, .json),
+            ("application/x-protobuf", .json, .protobuf),
+            ("application/vnd.google.protobuf", .json, .protobuf),
+            ("application/json, application/x-protobuf", .protobuf, .json),
+            ("application/json;q=0.5, application/x-protobuf", .json, .protobuf),
+            ("application/json, application/x-protobuf;q=0.9", .protobuf, .json),
+            ("text/html", .json, nil),
+            ("text/html, text/plain;q=0.5", .protobuf, nil),
+            ("image/*", .json, nil),
+            ("application/json;q=0", .json, nil),
+            ("application/json;q=0, */*", .json, .protobuf),
+            ("application/x-protobuf;q=0, application/*", .protobuf, .json),
+            ("*/*;q=0", .json, nil),
+            ("text/html, */*;q=0.1", .protobuf, .protobuf),
+            ("text/html, application/*;q=0.2", .json, .json),
+            ("application/json;q=bogus", .json, nil),
+            ("application/json;q=2", .json, nil),
+            ("APPLICATION/JSON; Q=0.3", .protobuf, .json),
+            ("garbage", .json, nil),
+        ] as [(String?, WireFormat, WireFormat?)])
+    func acceptChoosesTheResponseFormat(accept: String?, own: WireFormat, expected: WireFormat?) {
+        #expect(WireFormat.forResponse(accept: accept, fallback: own) == expected)
     }
 
     @Test func ifNoneMatchComparesWeaklyAndAcceptsStar() {

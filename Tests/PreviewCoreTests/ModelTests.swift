@@ -74,3 +74,14 @@ import Testing
         #expect(PendingUpload(streamId: 1, uploadId: "u", fields: fields) == upload)
     }
 }
+
+@Suite struct StreamIDTests {
+    @Test func streamIDsArePositiveDecimalInt64sAndLeadingZerosAreIgnored() {
+        #expect(StreamID.parse("42") == 42)
+        #expect(StreamID.parse("0042") == 42)
+        #expect(StreamID.parse("9223372036854775807") == Int64.max)
+        for bad in ["", "0", "000", "-1", "+1", " 1", "1 ", "4x", "9223372036854775808", "00000000000000000001"] {
+            #expect(StreamID.parse(bad) == nil, "\(bad)")
+        }
+    }
+}

@@ -18,7 +18,7 @@ import Testing
         let url = try signer.presign(
             ObjectSignRequest(
                 method: "PUT", bucket: "sp-bucket", key: "with space/a b.mp4", expiresSeconds: 900, signingTime: at,
-                headers: GCSV4Presigner.uploadHeaders(contentType: "video/mp4", declaredBytes: nil, maxBytes: 1_048_576)
+                headers: GCSV4Presigner.uploadHeaders(contentType: "video/mp4", maxBytes: 1_048_576)
             ))
         #expect(
             url == "https://storage.googleapis.com/sp-bucket/with%20space/a%20b.mp4?X-Goog-Algorithm=GOOG4-HMAC-SHA256"
@@ -81,13 +81,9 @@ import Testing
     }
 
     @Test func uploadHeadersAreContentTypeAZeroToMaxLengthRangeAndAGenerationMatchOfZero() {
-        for declared in [5, nil] as [Int64?] {
-            let headers = GCSV4Presigner.uploadHeaders(
-                contentType: "video/mp4", declaredBytes: declared, maxBytes: 1000)
-            #expect(
-                headers.map(\.name) == ["Content-Type", "x-goog-content-length-range", "x-goog-if-generation-match"])
-            #expect(headers.map(\.value) == ["video/mp4", "0,1000", "0"])
-        }
+        let headers = GCSV4Presigner.uploadHeaders(contentType: "video/mp4", maxBytes: 1000)
+        #expect(headers.map(\.name) == ["Content-Type", "x-goog-content-length-range", "x-goog-if-generation-match"])
+        #expect(headers.map(\.value) == ["video/mp4", "0,1000", "0"])
     }
 
     @Test func endpointsWithPathsAndBucketHostWithoutEndpointAreRefused() {

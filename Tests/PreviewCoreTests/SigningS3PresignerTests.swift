@@ -76,7 +76,7 @@ import Testing
             ObjectSignRequest(
                 method: "PUT", bucket: "sp-bucket", key: "with space/a b.mp4", expiresSeconds: 900, signingTime: at,
                 headers: S3Presigner.uploadHeaders(
-                    contentType: "video/mp4", declaredBytes: 1_048_576, maxBytes: 1 << 30)))
+                    contentType: "video/mp4", declaredBytes: 1_048_576)))
         #expect(
             url == "https://sp-bucket.0123456789abcdef.r2.cloudflarestorage.com/with%20space/a%20b.mp4"
                 + "?X-Amz-Algorithm=AWS4-HMAC-SHA256"
@@ -97,10 +97,10 @@ import Testing
     }
 
     @Test func uploadHeadersAreContentTypeTheExactDeclaredLengthAndIfNoneMatchStar() {
-        let headers = S3Presigner.uploadHeaders(contentType: "video/mp4", declaredBytes: 42, maxBytes: 100)
+        let headers = S3Presigner.uploadHeaders(contentType: "video/mp4", declaredBytes: 42)
         #expect(headers.map(\.name) == ["Content-Type", "Content-Length", "If-None-Match"])
         #expect(headers.map(\.value) == ["video/mp4", "42", "*"])
-        let unsized = S3Presigner.uploadHeaders(contentType: "image/jpeg", declaredBytes: nil, maxBytes: 100)
+        let unsized = S3Presigner.uploadHeaders(contentType: "image/jpeg", declaredBytes: nil)
         #expect(unsized.map(\.name) == ["Content-Type", "If-None-Match"])
     }
 

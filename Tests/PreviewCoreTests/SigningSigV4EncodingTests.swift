@@ -35,15 +35,6 @@ import Testing
         #expect(SigV4Encoding.queryEncode("a/b c") == "a%2Fb%20c")
     }
 
-    @Test func percentDecodingRefusesBrokenEscapes() {
-        #expect(SigV4Encoding.percentDecode("%7e%7E", plusIsSpace: false) == Array("~~".utf8))
-        #expect(SigV4Encoding.percentDecode("a+b", plusIsSpace: false) == Array("a+b".utf8))
-        #expect(SigV4Encoding.percentDecode("a+b", plusIsSpace: true) == Array("a b".utf8))
-        #expect(SigV4Encoding.percentDecode("%", plusIsSpace: false) == nil)
-        #expect(SigV4Encoding.percentDecode("%4", plusIsSpace: false) == nil)
-        #expect(SigV4Encoding.percentDecode("%G0", plusIsSpace: false) == nil)
-    }
-
     @Test func headerValuesAreTrimmedCollapsedLowerCasedAndSorted() {
         let headers = SigV4Canonical.headers([
             ("X-B", "  two   spaces\there "), ("Host", "h"), ("x-b", "second"), ("A", ""),

@@ -53,7 +53,7 @@ import Testing
         let key = SigV4Canonical.signingKey(
             secret: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", date: "20120215", region: "us-east-1",
             service: "iam", crypto: crypto)
-        #expect(SigV4Encoding.hex(key) == "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d")
+        #expect(Hex.encode(key) == "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d")
     }
 
     @Test func theSigV4TestSuiteGetVanillaCaseSignsAsPublished() {
@@ -69,7 +69,7 @@ import Testing
             secret: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", date: "20150830", region: "us-east-1",
             service: "service", crypto: crypto)
         let signature = SigV4Canonical.signature(signingKey: key, stringToSign: stringToSign, crypto: crypto)
-        #expect(SigV4Encoding.hex(signature) == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
+        #expect(Hex.encode(signature) == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
     }
 
     @Test func aPutWithSignedHeadersSessionTokenAndAwkwardKeyMatchesBotocoreByteForByte() throws {

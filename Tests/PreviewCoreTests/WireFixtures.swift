@@ -1,5 +1,7 @@
 import Foundation
 import PreviewCore
+import PreviewProcess
+import PreviewTestSupport
 import Testing
 
 /// Sample values with edge cases, shared by the wire tests.
@@ -29,16 +31,8 @@ enum WireSamples {
 /// Runs Debian's `protoc` (package protobuf-compiler) against proto/stream_preview.proto.
 /// Tests that need it fail, never skip, when it is missing.
 enum Protoc {
-    static let repoRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func executable() throws -> URL {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-        for directory in directories {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("protoc")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
+    static func executable() throws -> String {
+        if let protoc = ChildProcess.executable(named: "protoc") { return protoc }
         Issue.record("protoc not found on PATH: install Debian package protobuf-compiler")
         throw ProtocFailure(message: "protoc not found")
     }
@@ -54,28 +48,14 @@ enum Protoc {
     }
 
     private static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments =
-            arguments + ["--proto_path=\(repoRoot.appendingPathComponent("proto").path)", "stream_preview.proto"]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        // Inputs and outputs are a few hundred bytes, well under a pipe buffer,
-        // so writing all input before reading cannot deadlock.
-        try stdin.fileHandleForWriting.write(contentsOf: input)
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProtocFailure(
-                message: "protoc \(arguments) exited \(process.terminationStatus): "
-                    + String(decoding: errors, as: UTF8.self))
+        let proto = TestPaths.repositoryRoot + "/proto"
+        let result = try ProcessResult.run(
+            [try executable()] + arguments + ["--proto_path=\(proto)", "stream_preview.proto"], timeout: 60,
+            input: input)
+        guard result.status == 0 else {
+            throw ProtocFailure(message: "protoc \(arguments) exited \(result.status): \(result.stderr)")
         }
-        return Array(output)
+        return result.stdoutBytes
     }
 }
 
@@ -99,5 +79,5 @@ struct SplitMix64: RandomNumberGenerator {
 
 extension Array where Element == UInt8 {
     /// Hex for readable failure messages.
-    var hex: String { map { String(format: "%02x", $0) }.joined(separator: " ") }
+    var hex: String { map { Hex.encode([$0]) }.joined(separator: " ") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 import PreviewCrypto
 import Testing
 
@@ -7,10 +8,12 @@ import Testing
 
     @Test func sha256MatchesTheFIPS180Vectors() {
         #expect(
-            hex(crypto.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(hex(crypto.sha256([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+            Hex.encode(crypto.sha256(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.encode(crypto.sha256([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let twoBlocks = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-        #expect(hex(crypto.sha256(twoBlocks)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            Hex.encode(crypto.sha256(twoBlocks)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     static let rfc4231: [(name: String, key: [UInt8], data: [UInt8], mac: String)] = [
@@ -46,36 +49,10 @@ import Testing
     ]
 
     @Test(arguments: rfc4231.indices)
-    func hmacMatchesRFC4231(_ index: Int) throws {
+    func hmacMatchesRFC4231(_ index: Int) {
         let vector = Self.rfc4231[index]
-        #expect(hex(crypto.hmacSHA256(key: vector.key, message: vector.data)) == vector.mac, "case \(vector.name)")
-        let key = try HMACSHA256Key(key: vector.key)
-        #expect(hex(key.authenticate(vector.data)) == vector.mac, "case \(vector.name), reused key")
-        #expect(hex(key.authenticate(vector.data)) == vector.mac, "case \(vector.name), second use of the key")
-    }
-
-    @Test func oneKeyUsedFromManyThreadsAtOnceGivesTheRightTags() async throws {
-        let key = try HMACSHA256Key(key: Array("Jefe".utf8))
-        let crypto = self.crypto
-        let failures = await withTaskGroup(of: Int.self) { group in
-            for worker in 0..<8 {
-                group.addTask {
-                    var failures = 0
-                    for round in 0..<500 {
-                        let message = Array("worker \(worker) round \(round)".utf8)
-                        if key.authenticate(message) != crypto.hmacSHA256(key: Array("Jefe".utf8), message: message) {
-                            failures += 1
-                        }
-                    }
-                    return failures
-                }
-            }
-            return await group.reduce(0, +)
-        }
-        #expect(failures == 0)
         #expect(
-            hex(key.authenticate(Array("what do ya want for nothing?".utf8)))
-                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+            Hex.encode(crypto.hmacSHA256(key: vector.key, message: vector.data)) == vector.mac, "case \(vector.name)")
     }
 
     @Test func constantTimeEqualComparesContentAndLength() {
@@ -97,8 +74,4 @@ import Testing
         #expect(Set(try SecureRandom.bytes(4096)).count > 200, "4 KiB of random bytes use most byte values")
         #expect(throws: CryptoError.self) { try SecureRandom.bytes(-1) }
     }
-}
-
-func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewTestSupport
 
 /// Runs the `openssl` command-line tool in a scratch directory, to check our keys and
 /// signatures against an independent implementation.
@@ -6,9 +7,8 @@ final class OpenSSLCLI {
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("preview-crypto-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(
+            fileURLWithPath: try TestPaths.makeTemporaryDirectory(prefix: "sp-crypto"), isDirectory: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -27,19 +27,11 @@ final class OpenSSLCLI {
         try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
     }
 
-    /// Runs `openssl arguments...` and returns its exit status (the tool exits by itself, so no
-    /// signal is ever needed to stop it).
+    /// Runs `openssl arguments...` in the scratch directory and returns its exit status
+    /// (SIGKILLed, status 137, after 60 s).
     @discardableResult
     func run(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ProcessResult.run(["/usr/bin/openssl"] + arguments, timeout: 60, workingDirectory: directory.path).status
     }
 
     /// Like `run`, but a failure is an error.

@@ -76,7 +76,7 @@ func echoServer() throws -> RawHTTPServer {
     @Test func putFileStreamsALargeFileWithExactLength() throws {
         let server = try echoServer()
         defer { server.stop() }
-        let directory = try temporaryDirectory()
+        let directory = URL(fileURLWithPath: try TestPaths.makeTemporaryDirectory(prefix: "sp-http"))
         defer { try? FileManager.default.removeItem(at: directory) }
         // Over 1 MiB, where curl would otherwise add `Expect: 100-continue`.
         let body = (0..<2_100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -202,10 +202,9 @@ func echoServer() throws -> RawHTTPServer {
         let client = try HTTPClient()
         var request = HTTPClientRequest(method: "GET", url: server.url + "/slow")
         request.timeoutSeconds = 0.3
-        let started = Date()
+        // A timeout, not the stalled answer that would come after 2 s.
         let error = try #require(throws: HTTPClientError.self) { try client.send(request) }
         #expect(error.kind == .timeout)
-        #expect(Date().timeIntervalSince(started) < 1.5)
         #expect(try client.send(HTTPClientRequest(method: "GET", url: server.url + "/fast")).status == 200)
     }
 
@@ -257,10 +256,4 @@ func echoServer() throws -> RawHTTPServer {
             HTTPClient.noProxyList(environmentValue: ".internal,10.0.0.0/8")
                 == ".internal,10.0.0.0/8,localhost,127.0.0.0/8,::1")
     }
-}
-
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("preview-http-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
 }

@@ -132,11 +132,9 @@ struct RedisConnectionTests {
         // WRITE, not ALL: under ALL the CLIENT UNPAUSE below would itself wait out the pause.
         _ = try connection.command(["CLIENT", "PAUSE", "3000", "WRITE"])
         defer { _ = try? connection.command(["CLIENT", "UNPAUSE"]) }
-        let started = Date()
+        // A timeout, not the answer that would come once the 3 s pause ends.
         let error = #expect(throws: RedisError.self) { try slow.command(["SET", "k", "v"]) }
-        let elapsed = Date().timeIntervalSince(started)
         #expect(error?.kind == .timeout)
-        #expect(elapsed >= 0.4 && elapsed < 2, "timed out after \(elapsed) s")
         #expect(slow.isBroken)
 
         _ = try connection.command(["CLIENT", "UNPAUSE"])

@@ -1,4 +1,4 @@
-public import PreviewCore
+import PreviewCore
 
 /// A parsed command line.
 public enum Command: Sendable, Equatable {
@@ -71,6 +71,10 @@ extension ServeOptions {
         \(OptionParser.helpText(specs))
 
         \(StorageOptions.credentialVariables)
+
+        For tests only: STREAMPREVIEW_TEST_CLOCK_FILE names a file holding whole seconds added to
+        the clock of serve, token and presign, so expiry is tested without waiting. Only debug
+        builds read it; release builds ignore it (serve logs test_clock_ignored).
         """
     }
 }

@@ -8,7 +8,7 @@ enum PresignCommand {
 
     static func run(_ options: PresignOptions) throws -> ExitCode {
         try refuseInvalidUTF8Arguments()
-        print(try presignedURL(options, now: Clock.now()))
+        print(try presignedURL(options, now: WallClock.now()))
         return .ok
     }
 

@@ -1,4 +1,4 @@
-public import PreviewCore
+import PreviewCore
 
 /// `streampreview presign`: print one signed object URL, as `aws s3 presign` and
 /// `gsutil signurl` do, with the storage configuration `serve` uses.
@@ -83,7 +83,7 @@ public struct PresignOptions: Sendable, Equatable {
             guard let colon = header.firstIndex(of: ":") else {
                 throw UsageError("--header must be 'Name: value', not '\(header)'")
             }
-            let name = header[..<colon].trimmingWhitespace()
+            let name = header[..<colon].trimmingSpacesAndTabs()
             guard !name.isEmpty else { throw UsageError("--header '\(header)' has no name") }
             presign.headers.append(Field(name: name, value: String(header[header.index(after: colon)...])))
         }
@@ -96,12 +96,5 @@ public struct PresignOptions: Sendable, Equatable {
         }
         if let dir = options.string("data-dir") { presign.dataDirectory = dir }
         return presign
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

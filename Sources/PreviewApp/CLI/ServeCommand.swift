@@ -60,7 +60,7 @@ enum ServeCommand {
                 verifier: JWTVerifier(keys: tokenKeys, maxLifetime: options.tokens.maxLifetime, crypto: crypto)),
             liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
             crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
-            publicBaseURL: options.publicBaseURL, nowMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) })
+            publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
@@ -84,8 +84,15 @@ enum ServeCommand {
         sweeper.start()
         defer { sweeper.stop() }
 
+        if let file = WallClock.testClockFile {
+            if WallClock.isShifted {
+                Log.warn("test_clock", ["file": file, "now": String(WallClock.now())])
+            } else {
+                Log.warn("test_clock_ignored", ["reason": "release build", "variable": WallClock.testClockVariable])
+            }
+        }
         print("listening on http://\(displayHost(options.host)):\(port)")
-        fflush(nil)
+        _ = fflush(nil)  // ignored result: a closed stdout only loses the line, which serve does not need
         Log.info(
             "ready",
             [

@@ -4,7 +4,7 @@ import Foundation
 public enum StreamPreviewCLI {
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
         // hiredis and libcurl write to sockets; a peer that went away must not kill us.
-        signal(SIGPIPE, SIG_IGN)
+        _ = signal(SIGPIPE, SIG_IGN)  // ignored result: the previous handler (SIG_ERR only for a bad signal number)
         switch Command.parse(arguments, environment: environment) {
         case .failure(let error):
             FileHandle.standardError.write(Data("streampreview: \(error.message)\n".utf8))

@@ -15,7 +15,7 @@ enum TokenCommand {
         } else {
             key = keys.defaultKey
         }
-        let now = Clock.now()
+        let now = WallClock.now()
         let claims = TokenClaims(
             subject: options.subject, role: options.role, streamIds: options.streamIds, issuedAt: now,
             expiresAt: now + options.ttl)

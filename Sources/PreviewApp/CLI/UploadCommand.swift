@@ -57,35 +57,3 @@ enum UploadCommand {
         return size.int64Value
     }
 }
-
-/// Calls API routes with a bearer token in JSON or protobuf.
-struct APIClient {
-    let client: HTTPClient
-    let server: String
-    let token: String
-    let format: WireFormat
-
-    func call<Response: WireMessage>(_ path: String, _ message: some WireMessage) throws -> Response {
-        var request = HTTPClientRequest(
-            method: "POST", url: server + path,
-            body: .bytes(format == .json ? message.jsonBytes() : message.protobufBytes()))
-        request.headers.add("Authorization", "Bearer \(token)")
-        request.headers.add("Content-Type", format.contentType)
-        request.headers.add("Accept", format.contentType)
-        let response = try client.send(request)
-        guard response.status == 200 else {
-            throw AppError("\(path) failed with \(response.status): \(Self.describe(response))")
-        }
-        return try format == .json ? Response(json: response.body) : Response(protobuf: response.body)
-    }
-
-    static func describe(_ response: HTTPClientResponse) -> String {
-        if let error = try? ErrorResponse(json: response.body), !error.code.isEmpty {
-            return "\(error.code): \(error.message)"
-        }
-        if let error = try? ErrorResponse(protobuf: response.body), !error.code.isEmpty {
-            return "\(error.code): \(error.message)"
-        }
-        return String(decoding: response.body.prefix(300), as: UTF8.self)
-    }
-}

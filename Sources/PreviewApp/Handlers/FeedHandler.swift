@@ -18,7 +18,7 @@ struct FeedHandler: Sendable {
         response.headers.set("Cache-Control", "private, no-cache")
         response.headers.add("Vary", "Accept, Authorization")
         guard case .bytes(let body) = response.body else { return response }
-        let etag = "\"" + context.crypto.sha256(body).prefix(16).map { hexByte($0) }.joined() + "\""
+        let etag = "\"" + Hex.encode(context.crypto.sha256(body).prefix(16)) + "\""
         response.headers.add("ETag", etag)
         if EntityTag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) {
             response.status = 304
@@ -27,9 +27,4 @@ struct FeedHandler: Sendable {
         }
         return response
     }
-}
-
-func hexByte(_ byte: UInt8) -> String {
-    let digits: [Character] = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
 }

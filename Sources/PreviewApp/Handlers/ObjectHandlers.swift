@@ -51,7 +51,7 @@ struct ObjectHandlers: Sendable {
     func get(_ request: HTTPRequest, head: Bool) throws -> HTTPResponse {
         let key: String
         if store.publicBaseURL != nil {
-            key = try self.key(of: PercentEncoding.decode(Array(request.path.utf8)))
+            key = try self.key(of: PercentDecoding.lenient(request.path))
         } else {
             key = try self.key(of: try verified(Self.head(of: request), as: head ? "HEAD" : "GET").path)
         }

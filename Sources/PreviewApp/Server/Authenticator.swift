@@ -13,7 +13,7 @@ struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")
         }
-        switch verifier.verify(String(parts[1]).trimmingCharacters(), now: now) {
+        switch verifier.verify(parts[1].trimmingSpacesAndTabs(), now: now) {
         case .success(let claims): return claims
         case .failure(.expired): throw APIError(.unauthenticated, "the token has expired")
         case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")
@@ -38,14 +38,5 @@ struct Authenticator: Sendable {
         case .streamer: throw APIError(.forbidden, "this token does not own stream \(streamId)", target: "streamId")
         case .viewer: throw APIError(.forbidden, "viewer tokens cannot upload or remove previews")
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters() -> String {
-        var text = Substring(self)
-        while text.first == " " || text.first == "\t" { text.removeFirst() }
-        while text.last == " " || text.last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

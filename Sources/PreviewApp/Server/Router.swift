@@ -121,6 +121,7 @@ struct Router: HTTPResponder {
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
+        if isAPI(route) { try WireIO.requireAcceptableFormat(request) }
         switch route {
         case .health: return health.health()
         case .ready: return health.ready()
@@ -142,8 +143,21 @@ struct Router: HTTPResponder {
         }
     }
 
+    /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).
+    private func isAPI(_ route: Route) -> Bool {
+        switch route {
+        case .health, .ready, .object: return false
+        case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
+        }
+    }
+
+    private func isObject(_ route: Route) -> Bool {
+        if case .object = route { return true }
+        return false
+    }
+
     /// 16 hex digits; unique enough to find a request in the logs.
     private static func requestId() -> String {
-        ((try? SecureRandom.bytes(8)) ?? []).map(hexByte).joined()
+        Hex.encode((try? SecureRandom.bytes(8)) ?? [])
     }
 }

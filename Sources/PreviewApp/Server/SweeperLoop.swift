@@ -30,7 +30,7 @@ final class SweeperLoop: Sendable {
     private func run() {
         while !stopped.withLock({ $0 }) {
             do {
-                let report = try sweeper.sweepOnce(now: Int64(Date().timeIntervalSince1970))
+                let report = try sweeper.sweepOnce(now: WallClock.now())
                 if report != Sweeper.Report() { Log.info("sweep", ["result": report.description]) }
             } catch {
                 Log.warn("sweep_failed", ["error": "\(error)"])

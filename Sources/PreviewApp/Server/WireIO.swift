@@ -7,7 +7,10 @@ enum WireIO {
 
     /// Decodes the request body as `M`, by Content-Type. 415 for other types, 400 for bad bytes.
     static func decode<M: WireMessage>(_ type: M.Type, from request: HTTPRequest) throws(APIError) -> M {
-        guard let format = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"]) else {
+        guard
+            let format = WireFormat.ofRequestBody(
+                contentType: request.headers["Content-Type"], bodyIsEmpty: request.body.isEmpty)
+        else {
             throw APIError(
                 .unsupportedMediaType, "send application/json or application/x-protobuf",
                 target: "Content-Type")
@@ -25,10 +28,23 @@ enum WireIO {
         }
     }
 
-    /// The response format: Accept first, then the request's own body format, then JSON.
-    static func responseFormat(for request: HTTPRequest) -> WireFormat {
-        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"]) ?? .json
+    /// The response format: Accept first, then the request's own body format, then JSON; nil
+    /// when Accept admits neither format.
+    static func acceptableFormat(for request: HTTPRequest) -> WireFormat? {
+        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"], bodyIsEmpty: true) ?? .json
         return WireFormat.forResponse(accept: request.headers["Accept"], fallback: own)
+    }
+
+    /// 406 unless Accept admits JSON or protobuf.
+    static func requireAcceptableFormat(_ request: HTTPRequest) throws(APIError) {
+        guard acceptableFormat(for: request) == nil else { return }
+        throw APIError(.notAcceptable, "accept application/json or application/x-protobuf", target: "Accept")
+    }
+
+    /// The format a response is written in: the acceptable one, JSON when there is none (the
+    /// body of a 406 itself).
+    static func responseFormat(for request: HTTPRequest) -> WireFormat {
+        acceptableFormat(for: request) ?? .json
     }
 
     static func response(_ message: some WireMessage, status: Int = 200, for request: HTTPRequest) -> HTTPResponse {

@@ -1,7 +1,8 @@
 import PreviewCore
 
 /// Where clip and thumbnail bytes live. Two real implementations: the embedded local store
-/// (files under the data dir, served by this process) and, later, S3/GCS over libcurl.
+/// (`LocalObjectStore`: files under the data dir, served by this process) and S3/GCS buckets
+/// (`RemoteObjectStorage`, over libcurl).
 protocol ObjectStorage: Sendable {
     /// A PUT URL for `key`, bound to the method, the content type and the size, and the exact
     /// headers the client must send with it.

@@ -70,10 +70,9 @@ enum SignerFactory {
         case .local:
             return [("Content-Type", contentType)] + (declaredBytes.map { [("Content-Length", String($0))] } ?? [])
         case .s3:
-            return S3Presigner.uploadHeaders(contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
+            return S3Presigner.uploadHeaders(contentType: contentType, declaredBytes: declaredBytes)
         case .gcs:
-            return GCSV4Presigner.uploadHeaders(
-                contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
+            return GCSV4Presigner.uploadHeaders(contentType: contentType, maxBytes: maxBytes)
         }
     }
 

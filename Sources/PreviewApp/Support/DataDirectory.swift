@@ -48,7 +48,7 @@ struct DataDirectory: Sendable {
             if stat(file, &status) == 0 { try Self.makePrivate(file, mode: status.st_mode, wanted: 0o600, what: what) }
             return existing
         }
-        let secret = Array(try SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined().utf8)
+        let secret = Array(try Hex.encode(SecureRandom.bytes(32)).utf8)
         guard try SecretFile.createExclusive(file, contents: secret + [0x0A]) else {
             // Another process created it between our read and our link: theirs wins.
             let theirs = try SecretFile.read(file, what: what)

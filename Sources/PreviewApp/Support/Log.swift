@@ -33,7 +33,8 @@ public enum Log {
 
     private static func timestamp() -> String {
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        // Ignored result: CLOCK_REALTIME always exists, and `now` is a valid address.
+        _ = clock_gettime(CLOCK_REALTIME, &now)
         var time = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &time)
@@ -41,9 +42,4 @@ public enum Log {
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
             time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
     }
-}
-
-/// The wall clock, read in one place so everything below takes `now` as a value.
-public enum Clock {
-    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 import PreviewCrypto
 
 /// Reading and creating files that hold secrets (token and storage secrets, keys files,
@@ -61,7 +62,7 @@ enum SecretFile {
     /// hard-linked into place, so no reader ever sees it partial or readable by others.
     /// Returns false, creating nothing, when `path` already exists (another process won).
     static func createExclusive(_ path: String, contents: [UInt8]) throws -> Bool {
-        let suffix = try SecureRandom.bytes(8).map { String(format: "%02x", $0) }.joined()
+        let suffix = try Hex.encode(SecureRandom.bytes(8))
         let temporary = path + ".tmp-" + suffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }

@@ -9,10 +9,12 @@ struct ShutdownSignals {
     /// Blocks the signals; call before any thread starts so all threads inherit the mask.
     static func block() -> ShutdownSignals {
         var signals = ShutdownSignals()
-        sigemptyset(&signals.set)
-        sigaddset(&signals.set, SIGTERM)
-        sigaddset(&signals.set, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &signals.set, nil)
+        // Ignored results: sigemptyset and sigaddset fail only for a NULL set or an invalid signal
+        // number, and pthread_sigmask only for an invalid `how`; none of these can happen here.
+        _ = sigemptyset(&signals.set)
+        _ = sigaddset(&signals.set, SIGTERM)
+        _ = sigaddset(&signals.set, SIGINT)
+        _ = pthread_sigmask(SIG_BLOCK, &signals.set, nil)
         return signals
     }
 

@@ -9,7 +9,7 @@ public enum Route: Sendable, Equatable {
     case like(streamId: Int64)
     case unlike(streamId: Int64)
     case markSeen(streamId: Int64)
-    /// The embedded local object store; `key` is still percent-encoded as sent.
+    /// The embedded local object store; `encodedKey` is the object key still percent-encoded as sent.
     case object(method: ObjectMethod, encodedKey: String)
 
     public enum ObjectMethod: String, Sendable {

@@ -46,39 +46,8 @@ public enum QueryString {
         }
     }
 
-    /// Decodes %XX escapes and `+`; invalid escapes are kept as they are.
+    /// Decodes %XX escapes and `+` leniently: invalid escapes are kept as they are.
     public static func decode(_ text: String, plusIsSpace: Bool = true) -> String {
-        String(decoding: PercentEncoding.decode(Array(text.utf8), plusIsSpace: plusIsSpace), as: UTF8.self)
-    }
-}
-
-public enum PercentEncoding {
-    /// Decodes %XX escapes to bytes; a `%` not followed by two hex digits is kept literally.
-    public static func decode(_ bytes: [UInt8], plusIsSpace: Bool = false) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "%"), i + 2 < bytes.count,
-                let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2])
-            {
-                out.append(high << 4 | low)
-                i += 3
-            } else {
-                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                i += 1
-            }
-        }
-        return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
+        String(decoding: PercentDecoding.lenient(text, plusIsSpace: plusIsSpace), as: UTF8.self)
     }
 }

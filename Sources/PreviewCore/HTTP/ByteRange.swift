@@ -9,15 +9,15 @@ public enum ByteRange: Sendable, Equatable {
 
     public static func resolve(_ header: String?, length: UInt64) -> ByteRange {
         guard let header else { return .whole }
-        let trimmed = header.trimmingSpaces()
+        let trimmed = header.trimmingSpacesAndTabs()
         guard trimmed.lowercased().hasPrefix("bytes=") else { return .whole }
         let spec = trimmed.dropFirst("bytes=".count)
         // Several ranges would need multipart/byteranges; serving the whole body is allowed.
         guard !spec.contains(",") else { return .whole }
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .whole }
-        let first = String(parts[0]).trimmingSpaces()
-        let last = String(parts[1]).trimmingSpaces()
+        let first = String(parts[0]).trimmingSpacesAndTabs()
+        let last = String(parts[1]).trimmingSpacesAndTabs()
         if first.isEmpty {
             // Suffix range: the last N bytes.
             guard let suffix = UInt64(last) else { return .whole }

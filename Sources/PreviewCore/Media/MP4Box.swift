@@ -40,7 +40,7 @@ enum FourCC {
             if byte >= 0x20 && byte < 0x7F {
                 text.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                text += "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                text += "\\x" + Hex.encode([byte], uppercase: true)
             }
         }
         return text
@@ -52,12 +52,6 @@ enum FourCC {
             let byte = UInt8(truncatingIfNeeded: code >> UInt32(8 * index))
             return byte >= 0x20 && byte < 0x7F
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

@@ -43,15 +43,6 @@ public enum MediaType: String, Sendable, CaseIterable {
     /// Parses a Content-Type value, ignoring parameters and case (`Video/MP4; codecs=...`).
     public static func parse(_ contentType: String) -> MediaType? {
         let essence = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-        return MediaType(rawValue: essence.trimmingSpaces().lowercased())
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
+        return MediaType(rawValue: essence.trimmingSpacesAndTabs().lowercased())
     }
 }

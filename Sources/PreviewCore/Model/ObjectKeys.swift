@@ -25,7 +25,7 @@ public enum ObjectKeys {
 /// Upload IDs: 32 lowercase hex digits (128 random bits).
 public enum UploadID {
     public static func make(randomBytes: [UInt8]) -> String {
-        randomBytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        Hex.encode(randomBytes)
     }
 
     public static func isValid(_ text: String) -> Bool {

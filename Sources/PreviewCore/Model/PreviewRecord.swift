@@ -60,6 +60,9 @@ public struct PreviewRecord: Sendable, Equatable {
         public static let thumbnailBytes = "thumbnailBytes"
         public static let movieURL = "movieUrl"
         public static let thumbnailURL = "thumbnailUrl"
+        /// Kept under the hash field's first name, `uploadedAt`: records written before the
+        /// property was renamed must still read, and renaming the field would need a migration
+        /// of every live record.
         public static let updatedAt = "uploadedAt"
         public static let expiresAt = "expiresAt"
         public static let durationMs = "durationMs"

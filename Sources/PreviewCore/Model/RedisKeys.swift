@@ -57,17 +57,11 @@ public struct RedisKeys: Sendable, Equatable {
         for byte in subject.utf8 {
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "%"), UInt8(ascii: ":"), 0..<0x21, 0x7f...:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += "%" + Hex.encode([byte], uppercase: true)
             default:
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
         return out
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

@@ -1,6 +1,8 @@
 /// Stream IDs are positive int64s (the original `int64 streamId = 1`).
 public enum StreamID {
-    /// Parses a decimal stream ID: digits only, no sign, no leading zeros beyond "0", > 0, fits Int64.
+    /// Parses a decimal stream ID: ASCII digits only (no sign, no spaces), at most 19 of them,
+    /// > 0, fits Int64. Leading zeros are allowed and ignored (`0042` is 42), as proto3 JSON
+    /// parsers read int64 strings.
     public static func parse(_ text: String) -> Int64? {
         guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let value = Int64(text), value > 0

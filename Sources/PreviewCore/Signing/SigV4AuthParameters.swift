@@ -66,7 +66,7 @@ struct SigV4AuthParameters {
         }
 
         let signatureText = values[Param.signature, default: ""]
-        guard signatureText.utf8.count == 64, let signature = SigV4Encoding.parseLowerHex(signatureText) else {
+        guard signatureText.utf8.count == 64, let signature = Hex.decodeLowercase(signatureText) else {
             return .failure(.malformed("\(Param.signature) must be 64 lower-case hex digits"))
         }
 

@@ -75,7 +75,7 @@ enum SigV4Canonical {
     static func stringToSign(
         amzDate: String, scope: String, canonicalRequest: String, crypto: any CryptoPrimitives
     ) -> String {
-        let hash = SigV4Encoding.hex(crypto.sha256(Array(canonicalRequest.utf8)))
+        let hash = Hex.encode(crypto.sha256(Array(canonicalRequest.utf8)))
         return "\(algorithm)\n\(amzDate)\n\(scope)\n\(hash)"
     }
 

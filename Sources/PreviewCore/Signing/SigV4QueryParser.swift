@@ -28,8 +28,8 @@ enum SigV4QueryParser {
                 rawValue = ""
             }
             guard !rawName.isEmpty else { return .failure(.malformed("query parameter without a name")) }
-            guard let name = SigV4Encoding.percentDecode(String(rawName), plusIsSpace: true),
-                let value = SigV4Encoding.percentDecode(String(rawValue), plusIsSpace: true)
+            guard let name = PercentDecoding.strict(rawName, plusIsSpace: true),
+                let value = PercentDecoding.strict(rawValue, plusIsSpace: true)
             else { return .failure(.malformed("invalid percent-encoding in the query")) }
             parameters.append(Parameter(name: name, value: value))
         }

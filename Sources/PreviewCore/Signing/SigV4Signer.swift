@@ -25,7 +25,7 @@ public struct SigV4Signer: Sendable {
             signingKey: key, stringToSign: stringToSign(prepared), crypto: crypto)
         let query = prepared.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         return "\(request.scheme)://\(request.urlAuthority ?? prepared.host)\(prepared.uri)?\(query)"
-            + "&\(SigV4Canonical.Param.signature)=\(SigV4Encoding.hex(signature))"
+            + "&\(SigV4Canonical.Param.signature)=\(Hex.encode(signature))"
     }
 
     /// The canonical request the signature covers, for comparing with what a store reports
@@ -105,7 +105,7 @@ public struct SigV4Signer: Sendable {
             throw .invalidField(name)
         }
         for header in request.signedHeaders {
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard HTTPToken.isToken(header.name) else {
                 throw .invalidHeaderName(header.name)
             }
             guard header.name.lowercased() != "host" else { throw .reservedName(header.name) }
@@ -113,10 +113,5 @@ public struct SigV4Signer: Sendable {
         for parameter in request.extraQuery where SigV4Canonical.Param.all.contains(parameter.name) {
             throw .reservedName(parameter.name)
         }
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`: the bytes a header name may hold.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        SigV4Encoding.isUnreserved(byte) || "!#$%&'*+^`|".utf8.contains(byte)
     }
 }

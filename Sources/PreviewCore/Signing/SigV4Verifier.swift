@@ -99,7 +99,7 @@ public struct SigV4Verifier: Sendable {
         method: String, rawPath: String, rawQuery: String, headers: HTTPHeaders
     ) -> Result<Parsed, SigV4VerificationFailure> {
         guard rawPath.hasPrefix("/") else { return .failure(.malformed("path must start with /")) }
-        guard let path = SigV4Encoding.percentDecode(rawPath, plusIsSpace: false) else {
+        guard let path = PercentDecoding.strict(rawPath) else {
             return .failure(.malformed("invalid percent-encoding in the path"))
         }
         let parameters: [SigV4QueryParser.Parameter]

@@ -50,7 +50,7 @@ enum GCSV4Canonical {
     static func stringToSign(
         algorithm: String, timestamp: String, scope: String, canonicalRequest: String, crypto: any CryptoPrimitives
     ) -> String {
-        "\(algorithm)\n\(timestamp)\n\(scope)\n\(SigV4Encoding.hex(crypto.sha256(Array(canonicalRequest.utf8))))"
+        "\(algorithm)\n\(timestamp)\n\(scope)\n\(Hex.encode(crypto.sha256(Array(canonicalRequest.utf8))))"
     }
 
     /// HMAC keys ("Signing with HMAC"): `HMAC(HMAC(HMAC(HMAC("GOOG4" + secret, date), region),

@@ -74,7 +74,7 @@ public struct GCSV4Presigner: ObjectURLSigner {
             signature = crypto.hmacSHA256(key: key, message: Array(prepared.stringToSign.utf8))
         }
         return "\(prepared.base)\(prepared.resource)?\(prepared.query)"
-            + "&\(GCSV4Canonical.Param.signature)=\(SigV4Encoding.hex(signature))"
+            + "&\(GCSV4Canonical.Param.signature)=\(Hex.encode(signature))"
     }
 
     /// The canonical request behind `presign`.
@@ -89,9 +89,7 @@ public struct GCSV4Presigner: ObjectURLSigner {
     /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body) and
     /// `x-goog-if-generation-match: 0` (GCS answers 412 when the object already exists, so an
     /// object is written once and a committed one cannot be replaced through its URL).
-    public static func uploadHeaders(
-        contentType: String, declaredBytes: Int64?, maxBytes: Int64
-    ) -> [(name: String, value: String)] {
+    public static func uploadHeaders(contentType: String, maxBytes: Int64) -> [(name: String, value: String)] {
         [
             ("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)"),
             (writeOnceHeader.name, writeOnceHeader.value),
@@ -165,12 +163,12 @@ public struct GCSV4Presigner: ObjectURLSigner {
         guard GCSV4Canonical.expiresRange.contains(request.expiresSeconds) else {
             throw .invalidRequest("expiry must be 1...604800 seconds (seven days), not \(request.expiresSeconds)")
         }
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+        guard HTTPToken.isToken(request.method) else {
             throw .invalidRequest("the method '\(request.method)' is not an HTTP token")
         }
         for header in request.headers {
             let name = SigV4Canonical.normaliseValue(header.name)
-            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard HTTPToken.isToken(name) else {
                 throw .invalidRequest("the header name '\(header.name)' is not an HTTP token")
             }
             guard name.lowercased() != "host" else {
@@ -180,10 +178,5 @@ public struct GCSV4Presigner: ObjectURLSigner {
         for parameter in request.query where GCSV4Canonical.Param.all.contains(parameter.name) {
             throw .invalidRequest("\(parameter.name) is set by the signer")
         }
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        SigV4Encoding.isUnreserved(byte) || "!#$%&'*+^`|".utf8.contains(byte)
     }
 }

@@ -46,9 +46,7 @@ public struct S3Presigner: ObjectURLSigner {
     /// `serve` refuses undeclared sizes for S3), and `If-None-Match: *` (S3 conditional
     /// writes: 412 `PreconditionFailed` when the key exists, so an object is written once and a
     /// committed one cannot be replaced through its URL).
-    public static func uploadHeaders(
-        contentType: String, declaredBytes: Int64?, maxBytes: Int64
-    ) -> [(name: String, value: String)] {
+    public static func uploadHeaders(contentType: String, declaredBytes: Int64?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("Content-Type", contentType)]
         if let declaredBytes { headers.append(("Content-Length", String(declaredBytes))) }
         headers.append((writeOnceHeader.name, writeOnceHeader.value))

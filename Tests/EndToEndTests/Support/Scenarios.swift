@@ -12,9 +12,12 @@ struct IssuedUpload {
     let thumbnail = TestMedia.jpeg()
     let issued: StreamPreviewPostResponse
 
-    /// `serviceArguments` go to `streampreview serve` (e.g. `--preview-ttl 1`).
-    init(serviceArguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        service = try ServiceProcess(arguments: serviceArguments)
+    /// `serviceArguments` go to `streampreview serve` (e.g. `--preview-ttl 1`); `testClock` lets the test move
+    /// the server's clock (`ServiceProcess.shiftClock(by:)`).
+    init(
+        serviceArguments: [String] = [], testClock: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        service = try ServiceProcess(arguments: serviceArguments, testClock: testClock)
         api = try APIClient(service)
         token = try service.token(sub: "sam", role: "streamer", streams: [42])
         issued = try api.issue(

@@ -1,5 +1,6 @@
-// posix_spawn and the reaper thread behind RedisServerProcess and the test support's child processes
-// (the service binary, moto, SDK scripts). Linux (glibc) only.
+// The one place that spawns child processes: posix_spawn and the reaper thread behind the embedded
+// redis-server and the test support's children (the service binary, redis-server, ffmpeg, moto,
+// protoc, openssl, the SDK scripts). Linux (glibc) only.
 import Foundation
 import Synchronization
 
@@ -73,12 +74,14 @@ public final class ChildProcess: Sendable {
     /// - Parameters:
     ///   - stdoutPath: the file stdout is appended to (created when missing).
     ///   - stderrPath: the file stderr is appended to; nil sends it to `stdoutPath` as well.
+    ///   - stdinPath: the file stdin reads from (default /dev/null).
+    ///   - workingDirectory: the child's working directory; nil keeps ours.
     ///   - environment: added to (and overriding) this process's environment.
     ///   - diesWithParent: runs the program under `/usr/bin/setpriv --pdeathsig KILL` when that exists, so it is
     ///     killed with us even if we are SIGKILLed.
     public static func spawn(
-        arguments: [String], stdoutPath: String, stderrPath: String? = nil, environment: [String: String] = [:],
-        diesWithParent: Bool = false
+        arguments: [String], stdoutPath: String, stderrPath: String? = nil, stdinPath: String = "/dev/null",
+        workingDirectory: String? = nil, environment: [String: String] = [:], diesWithParent: Bool = false
     ) throws(ChildProcessError) -> ChildProcess {
         var arguments = arguments
         let setpriv = "/usr/bin/setpriv"
@@ -86,9 +89,10 @@ public final class ChildProcess: Sendable {
             arguments = [setpriv, "--pdeathsig", "KILL", "--"] + arguments
         }
         let child = ChildProcess()
+        let files = StandardFiles(
+            stdin: stdinPath, stdout: stdoutPath, stderr: stderrPath, workingDirectory: workingDirectory)
         let thread = Thread { [arguments] in
-            child.spawnAndWait(
-                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
+            child.spawnAndWait(arguments: arguments, files: files, environment: environment)
         }
         thread.name = "child-reaper"
         thread.start()
@@ -97,6 +101,16 @@ public final class ChildProcess: Sendable {
         }
         if let error = child.state.withLock({ $0.spawnError }) { throw ChildProcessError(message: error) }
         return child
+    }
+
+    /// The program to spawn for `name`: `name` itself when it holds a `/` (and is executable), else
+    /// the first executable `name` in a folder of `PATH`, then /usr/local/bin, /usr/bin, /bin.
+    public static func executable(named name: String) -> String? {
+        let fileManager = FileManager.default
+        if name.contains("/") { return fileManager.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin", "/bin"]
+        return folders.filter { !$0.isEmpty }.map { "\($0)/\(name)" }.first { fileManager.isExecutableFile(atPath: $0) }
     }
 
     /// Sends `signal` unless the child has already been reaped.
@@ -117,14 +131,19 @@ public final class ChildProcess: Sendable {
         return true
     }
 
+    /// Where the child's fds 0-2 point, and the folder it starts in.
+    private struct StandardFiles: Sendable {
+        var stdin: String
+        var stdout: String
+        var stderr: String?
+        var workingDirectory: String?
+    }
+
     /// Runs on the child's own thread.
-    private func spawnAndWait(
-        arguments: [String], stdoutPath: String, stderrPath: String?, environment: [String: String]
-    ) {
+    private func spawnAndWait(arguments: [String], files: StandardFiles, environment: [String: String]) {
         let pid: pid_t
         do {
-            pid = try Self.posixSpawn(
-                arguments: arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
+            pid = try Self.posixSpawn(arguments: arguments, files: files, environment: environment)
         } catch {
             state.withLock { $0.spawnError = "\(error)" }
             spawned.signal()
@@ -152,7 +171,7 @@ public final class ChildProcess: Sendable {
     /// posix_spawn with an empty signal mask, every signal at its default disposition (we ignore SIGPIPE and
     /// Foundation may block SIGTERM; neither must reach the child), a new process group, and only fds 0-2 inherited.
     private static func posixSpawn(
-        arguments: [String], stdoutPath: String, stderrPath: String?, environment extra: [String: String]
+        arguments: [String], files: StandardFiles, environment extra: [String: String]
     ) throws -> pid_t {
         func check(_ result: Int32, _ what: String) throws {
             guard result == 0 else {
@@ -166,22 +185,28 @@ public final class ChildProcess: Sendable {
         try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { posix_spawn_file_actions_destroy(&actions) }
         let append = O_WRONLY | O_CREAT | O_APPEND
-        try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "open /dev/null")
-        try check(posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, append, 0o644), "open \(stdoutPath)")
-        if let stderrPath {
+        try check(posix_spawn_file_actions_addopen(&actions, 0, files.stdin, O_RDONLY, 0), "open \(files.stdin)")
+        try check(posix_spawn_file_actions_addopen(&actions, 1, files.stdout, append, 0o644), "open \(files.stdout)")
+        if let stderrPath = files.stderr {
             try check(posix_spawn_file_actions_addopen(&actions, 2, stderrPath, append, 0o644), "open \(stderrPath)")
         } else {
             try check(posix_spawn_file_actions_adddup2(&actions, 1, 2), "dup2 stdout to stderr")
         }
         if let addCloseFrom = lookUpAddCloseFrom() { try check(addCloseFrom(&actions, 3), "closefrom 3") }
+        if let directory = files.workingDirectory {
+            guard let addChdir = lookUpAddChdir() else {
+                throw ChildProcessError(message: "this libc cannot start a child in another folder (\(directory))")
+            }
+            try check(addChdir(&actions, directory), "chdir \(directory)")
+        }
 
         var attributes = posix_spawnattr_t()
         try check(posix_spawnattr_init(&attributes), "posix_spawnattr_init")
         defer { posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()
         var allSignals = sigset_t()
-        sigemptyset(&noSignals)  // ignored results: only fail for a NULL set
-        sigfillset(&allSignals)
+        _ = sigemptyset(&noSignals)  // ignored result: fails only for a NULL set
+        _ = sigfillset(&allSignals)  // ignored result: fails only for a NULL set
         try check(posix_spawnattr_setsigmask(&attributes, &noSignals), "posix_spawnattr_setsigmask")
         try check(posix_spawnattr_setsigdefault(&attributes, &allSignals), "posix_spawnattr_setsigdefault")
         try check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
@@ -209,5 +234,16 @@ public final class ChildProcess: Sendable {
     private static func lookUpAddCloseFrom() -> AddCloseFrom? {
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
         return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }
+
+    private typealias AddChdir =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?
+        ) -> Int32
+
+    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29+), likewise declared only under _GNU_SOURCE.
+    private static func lookUpAddChdir() -> AddChdir? {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddChdir.self)
     }
 }

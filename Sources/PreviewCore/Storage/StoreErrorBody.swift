@@ -3,14 +3,19 @@ import Foundation
 /// The machine code and message of an S3 or GCS XML error body:
 /// `<Error><Code>SignatureDoesNotMatch</Code><Message>…</Message>…</Error>` (S3 API
 /// reference "Error responses"; GCS XML API "Error codes" uses the same shape).
-struct StoreErrorBody: Sendable, Equatable {
-    var code: String?
-    var message: String?
+public struct StoreErrorBody: Sendable, Equatable {
+    public var code: String?
+    public var message: String?
+
+    public init(code: String? = nil, message: String? = nil) {
+        self.code = code
+        self.message = message
+    }
 
     /// Reads the first `<Code>` and `<Message>` elements; nil when the body has neither (an
     /// empty HEAD answer, an HTML page of a proxy). Only the five predefined XML entities and
     /// numeric character references are decoded; each text is capped at `limit` characters.
-    static func parse(_ body: [UInt8], limit: Int = 300) -> StoreErrorBody? {
+    public static func parse(_ body: [UInt8], limit: Int = 300) -> StoreErrorBody? {
         guard !body.isEmpty else { return nil }
         let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
         let parsed = StoreErrorBody(
@@ -20,7 +25,7 @@ struct StoreErrorBody: Sendable, Equatable {
     }
 
     /// The decoded, trimmed text of the first `<name>…</name>`, if present and non-empty.
-    static func element(_ name: String, in text: String) -> String? {
+    public static func element(_ name: String, in text: String) -> String? {
         guard let open = text.range(of: "<\(name)>"),
             let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
         else { return nil }
@@ -29,7 +34,9 @@ struct StoreErrorBody: Sendable, Equatable {
         return value.isEmpty ? nil : value
     }
 
-    static func decodeEntities(_ text: String) -> String {
+    /// `text` with the five predefined XML entities and numeric character references decoded;
+    /// anything else (`&bogus;`, a lone `&`) is kept as it is.
+    public static func decodeEntities(_ text: String) -> String {
         guard text.contains("&") else { return text }
         var result = ""
         var rest = Substring(text)

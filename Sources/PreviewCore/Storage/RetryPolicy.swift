@@ -3,18 +3,25 @@
 /// elapsed time and supplies the random number, so tests pin both.
 ///
 /// Only idempotent requests go through it (HEAD, GET, DELETE, each re-signed per attempt).
-struct RetryPolicy: Sendable, Equatable {
+public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
-    var maxAttempts = 4
+    public var maxAttempts = 4
     /// The backoff cap before the first retry; doubled for each further one.
-    var baseDelay = 0.1
+    public var baseDelay = 0.1
     /// No single wait is longer than this.
-    var maxDelay = 2.0
+    public var maxDelay = 2.0
     /// No retry starts once this much time (seconds, all attempts and waits) would be spent.
-    var maxTotal = 15.0
+    public var maxTotal = 15.0
+
+    public init(maxAttempts: Int = 4, baseDelay: Double = 0.1, maxDelay: Double = 2.0, maxTotal: Double = 15.0) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxTotal = maxTotal
+    }
 
     /// What one attempt ended with.
-    enum Outcome: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
         case status(Int)
         case timeout
         /// Could not connect (refused, unreachable, DNS).
@@ -27,7 +34,7 @@ struct RetryPolicy: Sendable, Equatable {
 
     /// 5xx and 429 are the store saying "later"; timeouts and broken connections are the
     /// network saying the same. Any other status is an answer.
-    static func isRetryable(_ outcome: Outcome) -> Bool {
+    public static func isRetryable(_ outcome: Outcome) -> Bool {
         switch outcome {
         case .status(let status): return status == 429 || (500...599).contains(status)
         case .timeout, .connect, .transfer: return true
@@ -38,7 +45,7 @@ struct RetryPolicy: Sendable, Equatable {
     /// The wait before attempt `attempt + 1` after attempt `attempt` (1-based) failed with a
     /// retryable outcome: "full jitter", a uniform pick in `[0, min(maxDelay, base * 2^(attempt-1))]`,
     /// so many clients retrying together spread out. `random` is in `0..<1`.
-    func delay(afterAttempt attempt: Int, random: Double) -> Double {
+    public func delay(afterAttempt attempt: Int, random: Double) -> Double {
         let exponent = Double(max(0, min(attempt - 1, 30)))
         let cap = min(maxDelay, baseDelay * pow2(exponent))
         return cap * min(max(random, 0), 1)
@@ -46,7 +53,7 @@ struct RetryPolicy: Sendable, Equatable {
 
     /// Seconds to wait before trying again, or nil to give up: the outcome is final, the
     /// attempts are used up, or the wait would end past `maxTotal`.
-    func retryDelay(after outcome: Outcome, attempt: Int, elapsed: Double, random: Double) -> Double? {
+    public func retryDelay(after outcome: Outcome, attempt: Int, elapsed: Double, random: Double) -> Double? {
         guard Self.isRetryable(outcome), attempt < maxAttempts else { return nil }
         let wait = delay(afterAttempt: attempt, random: random)
         guard elapsed + wait < maxTotal else { return nil }
