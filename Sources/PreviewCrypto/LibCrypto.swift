@@ -98,17 +98,13 @@ enum LibCrypto {
     /// Owns an `EVP_PKEY` decoded from PEM.
     ///
     /// `@unchecked Sendable`: the `EVP_PKEY` is never modified after `init`; OpenSSL 3 allows
-    /// concurrent signing and verifying with one key, and each operation gets its own `EVP_MD_CTX`.
+    /// concurrent signing with one key, and each operation gets its own `EVP_MD_CTX`.
     final class PKey: @unchecked Sendable {
-        enum Kind {
-            case privateKey  // PKCS#1 or unencrypted PKCS#8
-            case publicKey  // SubjectPublicKeyInfo
-        }
-
         private let key: OpaquePointer
 
-        /// Decodes one PEM key; `context` prefixes any error message.
-        init(pem: String, kind: Kind, context: String) throws {
+        /// Decodes one PEM private key (PKCS#1 or unencrypted PKCS#8); `context` prefixes any
+        /// error message.
+        init(privateKeyPEM pem: String, context: String) throws {
             var text = Array(pem.utf8)
             guard !text.isEmpty, text.count < Int(Int32.max) else {
                 throw CryptoError(message: "\(context): PEM text is empty or too large")
@@ -118,10 +114,7 @@ enum LibCrypto {
                     throw CryptoError.fromQueue("\(context): BIO_new_mem_buf")
                 }
                 defer { BIO_free(bio) }  // ignored result: a memory BIO's free cannot fail usefully
-                switch kind {
-                case .privateKey: return PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil)
-                case .publicKey: return PEM_read_bio_PUBKEY(bio, nil, refusePassphrase, nil)
-                }
+                return PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil)
             }
             text.removeAll()
             guard let key else {
@@ -159,30 +152,6 @@ enum LibCrypto {
                 }
                 return Array(signature.prefix(length))
             }
-        }
-
-        /// True when `signature` is valid for `message` under SHA-256 (default padding for RSA,
-        /// DER ECDSA for EC). Any failure is `false`, with the error queue emptied.
-        func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
-            guard !signature.isEmpty, let algorithms = try? FetchedAlgorithms.get() else { return false }
-            guard let context = EVP_MD_CTX_new() else {
-                drainErrors()
-                return false
-            }
-            defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestVerifyInit(context, nil, algorithms.sha256, nil, key) == 1 else {
-                drainErrors()
-                return false
-            }
-            let result = signature.withUnsafeBufferPointer { signatureBuffer in
-                withNonNilBytes(message) { bytes, count in
-                    signatureBuffer.baseAddress.map {
-                        EVP_DigestVerify(context, $0, signatureBuffer.count, bytes, count)
-                    } ?? 0
-                }
-            }
-            if result != 1 { drainErrors() }  // a bad signature leaves an entry behind
-            return result == 1
         }
     }
 }

@@ -1,4 +1,4 @@
-// RSA signing for GCS V4 (GOOG4-RSA-SHA256) and JWT RS256.
+// RSA signing for GCS V4 (GOOG4-RSA-SHA256).
 
 /// An RSA private key read from PEM: PKCS#1 (`BEGIN RSA PRIVATE KEY`) or unencrypted PKCS#8
 /// (`BEGIN PRIVATE KEY`, the form in Google service-account JSON).
@@ -9,7 +9,7 @@ public final class RSAPrivateKey: Sendable {
     private let key: LibCrypto.PKey
 
     public init(pem: String) throws {
-        let key = try LibCrypto.PKey(pem: pem, kind: .privateKey, context: "RSA private key")
+        let key = try LibCrypto.PKey(privateKeyPEM: pem, context: "RSA private key")
         guard key.isA(anyOf: "RSA") else {
             throw CryptoError(message: "RSA private key: the PEM holds a key of another type")
         }

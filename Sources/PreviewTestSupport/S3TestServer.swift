@@ -110,7 +110,8 @@ public enum LocalStackS3 {
 /// its own bucket. Killed with the test process (setpriv --pdeathsig KILL).
 ///
 /// moto serves objects but never checks a signature: tests against it prove plumbing (HEAD, Range,
-/// DELETE, keys over the wire), not that our signatures are valid.
+/// DELETE, keys over the wire), not that our signatures are valid. It does honour S3 conditional
+/// writes: a PUT with `If-None-Match: *` on an existing key gets 412 `PreconditionFailed`.
 public final class MotoServer: Sendable {
     public let endpoint: S3TestEndpoint
     private let child: ChildProcess

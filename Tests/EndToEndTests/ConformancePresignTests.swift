@@ -10,11 +10,15 @@ import Testing
 /// presign command line that must print it:
 /// - S3: boto3/botocore `generate_presigned_url` over AWS virtual and path style, regional and
 ///   global hosts, dotted buckets, R2 (`--region auto`), custom `http://127.0.0.1:PORT` and host
-///   endpoints; GET, PUT, PUT with signed Content-Type (and exact Content-Length), HEAD, DELETE,
-///   `response-*` parameters, session tokens.
+///   endpoints, endpoints written with their scheme's default port (`:443`, `:80`); GET, PUT, PUT
+///   with signed Content-Type (and exact Content-Length), the write-once upload (`If-None-Match: *`
+///   too), HEAD, DELETE, `response-*` parameters, session tokens.
 /// - GCS RSA: google-cloud-storage `Blob.generate_signed_url(version="v4")` with a generated
 ///   service-account key; path, virtual-hosted, CDN bucket-host and custom endpoints; GET, PUT with
-///   Content-Type and `x-goog-content-length-range`, HEAD, DELETE, resumable-upload start.
+///   Content-Type and `x-goog-content-length-range`, the write-once upload
+///   (`x-goog-if-generation-match: 0` too), HEAD, DELETE, resumable-upload start. Endpoints written
+///   with their default port are compared with the SDK's URL for the endpoint without it: clients
+///   leave that port out of `Host`, and the SDK given `:443` signs `host:…:443` verbatim.
 /// - GCS HMAC: no SDK signs GOOG4-HMAC-SHA256 offline, so these URLs come from a *reference
 ///   implementation* of Google's published V4 algorithm in the script, not from an SDK.
 /// Object keys cover spaces, `+ ~ %`, `&=`, NFC and NFD forms, emoji, `!$'()*,;:@[]`,
@@ -68,6 +72,11 @@ struct ConformancePresignTests {
         #expect(matrix.cases.filter { $0.oracle == "botocore" }.count >= 500)
         #expect(matrix.cases.filter { $0.oracle == "google-cloud-storage" }.count >= 150)
         #expect(matrix.cases.filter { $0.oracle == "reference-goog4-hmac" }.count >= 150)
+        for oracle in ["botocore", "google-cloud-storage", "reference-goog4-hmac"] {
+            let cases = matrix.cases.filter { $0.oracle == oracle }
+            #expect(cases.contains { $0.id.contains("-default-port") }, "\(oracle): an endpoint with its default port")
+            #expect(cases.contains { $0.id.contains("/put-write-once/") }, "\(oracle): the write-once upload")
+        }
     }
 
     @Test func s3PresignedURLsAreByteIdenticalToBotocore() throws {

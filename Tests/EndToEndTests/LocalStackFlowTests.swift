@@ -9,7 +9,8 @@ import Testing
 ///
 /// Proves that the URLs the service signs verify over the wire (upload PUT, feed GET, and commit's own
 /// HEAD and ranged GET), and that they bind what they should: a tampered signature, another key, an
-/// expired URL, another Content-Type or Content-Length, another host are all refused with 403.
+/// expired URL, another Content-Type or Content-Length, a missing If-None-Match, another host are all
+/// refused with 403; a second PUT of an upload URL gets 412 (If-None-Match: *).
 /// Does not prove anything about GCS, virtual-hosted addressing, or AWS quirks LocalStack does not model.
 @Suite("S3 flow against LocalStack (signatures verified over the wire)")
 struct LocalStackFlowTests {
@@ -45,6 +46,10 @@ struct LocalStackFlowTests {
         expectForbidden(
             try flow.api.put(url, headers: headers.filter { $0.key != "Content-Length" }, body: movie + [0]),
             "wrong length")
+        // Without the signed If-None-Match: the precondition cannot be dropped to overwrite.
+        expectForbidden(
+            try flow.api.put(url, headers: headers.filter { $0.key != "If-None-Match" }, body: movie),
+            "no If-None-Match")
         // Another host name for the same server: host is signed.
         let otherHost = url.replacingOccurrences(of: "http://127.0.0.1:", with: "http://localhost:")
         if otherHost != url {
@@ -66,6 +71,13 @@ struct LocalStackFlowTests {
         let late = try flow.api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie)
         expectForbidden(late, "expired URL")
         #expect(late.text.contains("AccessDenied") || late.text.contains("expired"), "\(late.text)")
+    }
+
+    /// Upload URLs sign `If-None-Match: *`: LocalStack, like S3, answers 412 PreconditionFailed to a
+    /// second PUT of the same URL, before and after commit, and the feed serves the first bytes.
+    @Test func anUploadURLWritesItsObjectOnceAndTheFeedServesTheFirstBytes() throws {
+        let flow = try S3Flow(endpoint: try LocalStackS3.endpoint(), bucketPrefix: "sp-lsonce")
+        try flow.writeOnceUpload(streamId: 904)
     }
 
     private func expectForbidden(_ reply: Reply, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -59,4 +59,35 @@ struct S3Flow {
         #expect(try api.send("GET", "/objects/anything").status == 404, sourceLocation: sourceLocation)
         return item
     }
+
+    /// Upload URLs sign `If-None-Match: *`: post → PUT both → the same PUT again with other bytes of the
+    /// signed length (412 PreconditionFailed) → commit → again (412) → the feed serves the first bytes.
+    func writeOnceUpload(streamId: Int64, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let token = try service.token(sub: "s3-\(streamId)", role: "streamer", streams: [streamId])
+        let movie = TestMedia.mp4(size: 3000, seed: 4)
+        let thumbnail = TestMedia.jpeg(size: 600)
+        let issued = try api.issue(streamId: streamId, movie: movie, thumbnail: thumbnail, token: token)
+        #expect(issued.movieHeaders["If-None-Match"] == "*", sourceLocation: sourceLocation)
+        #expect(issued.thumbnailHeaders["If-None-Match"] == "*", sourceLocation: sourceLocation)
+        try api.putBoth(issued, movie: movie, thumbnail: thumbnail, sourceLocation: sourceLocation)
+
+        let swapped = TestMedia.junk(size: movie.count)
+        let before = try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: swapped)
+        #expect(before.status == 412, "second PUT: \(before.status) \(before.text)", sourceLocation: sourceLocation)
+        #expect(before.text.contains("PreconditionFailed"), "\(before.text)", sourceLocation: sourceLocation)
+
+        let committed = try api.commit(streamId: streamId, uploadId: issued.uploadId, token: token)
+        try #require(
+            committed.status == 200, "commit \(committed.status): \(committed.text)", sourceLocation: sourceLocation)
+        let after = try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: swapped)
+        #expect(after.status == 412, "PUT after commit: \(after.status) \(after.text)", sourceLocation: sourceLocation)
+        let thumbnailAfter = try api.put(
+            issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: TestMedia.junk(size: thumbnail.count))
+        #expect(thumbnailAfter.status == 412, "thumbnail PUT after commit", sourceLocation: sourceLocation)
+
+        let item = try #require(
+            try api.feedItems().first { $0.streamId == streamId }, "stream in the feed", sourceLocation: sourceLocation)
+        #expect(try api.send("GET", item.movieUrl).body == movie, sourceLocation: sourceLocation)
+        #expect(try api.send("GET", item.thumbnailUrl).body == thumbnail, sourceLocation: sourceLocation)
+    }
 }

@@ -7,7 +7,8 @@ import Testing
 ///
 /// Proves plumbing: the service hands out path-style URLs on the endpoint, the uploader's PUTs land in
 /// the bucket, commit verification reaches the objects (HEAD: size, type; ranged GET: leading bytes) and
-/// refuses what does not match, the feed's GET URLs serve the exact bytes. Does NOT prove the signatures
+/// refuses what does not match, the feed's GET URLs serve the exact bytes, an upload URL writes once
+/// (moto honours `If-None-Match: *`), undeclared sizes are refused. Does NOT prove the signatures
 /// are valid: moto accepts any. LocalStackFlowTests (scripts/test-s3.sh) proves that.
 @Suite("S3 flow against moto (plumbing only; moto checks no signature)")
 struct S3MotoFlowTests {
@@ -37,5 +38,26 @@ struct S3MotoFlowTests {
         expectError(
             try flow.api.commit(streamId: 802, uploadId: issued.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "movie")
+    }
+
+    /// moto, like S3, answers 412 PreconditionFailed to a PUT with `If-None-Match: *` on an existing key.
+    @Test func anUploadURLWritesItsObjectOnceAndTheFeedServesTheFirstBytes() throws {
+        let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-once")
+        try flow.writeOnceUpload(streamId: 804)
+    }
+
+    /// S3 URLs can bind only an exact Content-Length: a request without a declared size gets no URL.
+    @Test func anUploadRequestWithoutDeclaredSizesIsRefusedNamingTheMissingField() throws {
+        let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-sizes")
+        let token = try flow.service.token(sub: "s3-803", role: "streamer", streams: [803])
+        for (movieBytes, thumbnailBytes, field) in [(0, 700, "movieBytes"), (5000, 0, "thumbnailBytes")]
+            as [(Int64, Int64, String)]
+        {
+            let reply = try flow.api.requestUpload(
+                StreamPreviewPostRequest(streamId: 803, movieBytes: movieBytes, thumbnailBytes: thumbnailBytes),
+                token: token)
+            expectError(reply, status: 400, code: "invalid_argument", target: field)
+        }
+        #expect(try flow.endpoint.listKeys(bucket: flow.bucket).isEmpty)
     }
 }

@@ -129,9 +129,11 @@ import Testing
 
     @Test func uploadHeadersDependOnTheBackend() {
         let gcs = SignerFactory.uploadHeaders(for: .gcs, contentType: "video/mp4", declaredBytes: 10, maxBytes: 99)
-        #expect(gcs.map(\.value) == ["video/mp4", "0,99"])
+        #expect(gcs.map(\.value) == ["video/mp4", "0,99", "0"])
         let s3 = SignerFactory.uploadHeaders(for: .s3, contentType: "video/mp4", declaredBytes: 10, maxBytes: 99)
-        #expect(s3.map(\.name) == ["Content-Type", "Content-Length"])
+        #expect(s3.map(\.name) == ["Content-Type", "Content-Length", "If-None-Match"])
+        let local = SignerFactory.uploadHeaders(for: .local, contentType: "video/mp4", declaredBytes: 10, maxBytes: 99)
+        #expect(local.map(\.name) == ["Content-Type", "Content-Length"])
     }
 
     @Test func helpListsTheOptionsAndCredentialVariables() throws {

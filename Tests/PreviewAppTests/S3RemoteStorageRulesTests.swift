@@ -51,18 +51,18 @@ import Testing
         #expect(StoreErrorBody.decodeEntities("a&lt;b&#62;c&#x41;&bogus;&") == "a<b>cA&bogus;&")
     }
 
-    @Test func anS3UploadURLSignsTheContentTypeAndTheExactDeclaredLength() throws {
+    @Test func anS3UploadURLSignsTheContentTypeTheExactDeclaredLengthAndIfNoneMatch() throws {
         let storage = S3Fixture.storage(endpoint: "http://127.0.0.1:9", bucket: "bkt")
         let spec = UploadSpec.ObjectSpec(type: .mp4, declaredBytes: 1234, maxBytes: 1234)
         let target = try storage.uploadTarget(
             key: "previews/1/u/movie.mp4", spec: spec, now: 1_700_000_000, expiresIn: 900)
-        #expect(target.headers == ["Content-Type": "video/mp4", "Content-Length": "1234"])
+        #expect(target.headers == ["Content-Type": "video/mp4", "Content-Length": "1234", "If-None-Match": "*"])
         #expect(target.url.hasPrefix("http://127.0.0.1:9/bkt/previews/1/u/movie.mp4?"))
-        #expect(target.url.contains("X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost"))
+        #expect(target.url.contains("X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bif-none-match&"))
         #expect(target.url.contains("X-Amz-Expires=900"))
     }
 
-    @Test func aGCSUploadURLSignsTheContentTypeAndALengthRange() throws {
+    @Test func aGCSUploadURLSignsTheContentTypeALengthRangeAndAGenerationMatchOfZero() throws {
         let signer = try GCSV4Presigner(
             credentials: .hmac(accessId: "GOOGTEST", secret: "secret"), endpoint: "http://127.0.0.1:9",
             crypto: OpenSSLCrypto())
@@ -70,8 +70,25 @@ import Testing
         let storage = RemoteObjectStorage(backend: .gcs, client: client, publicBaseURL: nil, grid: ExpiryGrid())
         let spec = UploadSpec.ObjectSpec(type: .jpeg, declaredBytes: nil, maxBytes: 5000)
         let target = try storage.uploadTarget(key: "k.jpg", spec: spec, now: 1_700_000_000, expiresIn: 900)
-        #expect(target.headers == ["Content-Type": "image/jpeg", "x-goog-content-length-range": "0,5000"])
-        #expect(target.url.contains("X-Goog-SignedHeaders=content-type%3Bhost%3Bx-goog-content-length-range"))
+        #expect(
+            target.headers == [
+                "Content-Type": "image/jpeg", "x-goog-content-length-range": "0,5000",
+                "x-goog-if-generation-match": "0",
+            ])
+        #expect(
+            target.url.contains(
+                "X-Goog-SignedHeaders=content-type%3Bhost%3Bx-goog-content-length-range%3Bx-goog-if-generation-match&"))
+    }
+
+    @Test func onlyS3StorageRequiresDeclaredSizes() throws {
+        func policy(_ arguments: [String]) throws -> UploadPolicy {
+            let parsed = try OptionParser.parse(arguments, environment: [:], specs: ServeOptions.specs)
+            return try ServeOptions.parse(parsed).policy
+        }
+        #expect(try policy(["--storage", "s3", "--bucket", "b"]).declaredSizes == .required)
+        #expect(try policy(["--storage", "gcs", "--bucket", "b"]).declaredSizes == .optional)
+        #expect(try policy(["--storage", "local"]).declaredSizes == .optional)
+        #expect(try policy([]).declaredSizes == .optional)
     }
 
     @Test func downloadURLsAreSignedOnTheGridOrPlainOnThePublicBase() throws {

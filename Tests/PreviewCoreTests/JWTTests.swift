@@ -106,9 +106,13 @@ import Testing
         #expect(failure(verifier.verify("\(header).\(payload).", now: now)) == .unsupportedAlgorithm("none"))
     }
 
-    @Test func otherAlgorithmsAreUnsupportedForNow() {
-        let signed = token(header: #"{"alg":"RS256","typ":"JWT"}"#, payload: "{}")
-        #expect(failure(verifier.verify(signed, now: now)) == .unsupportedAlgorithm("RS256"))
+    @Test(arguments: ["RS256", "ES256", "HS384", "HS512", "hs256", "PS256"])
+    func everyAlgorithmButHS256IsUnsupported(alg: String) {
+        let signed = token(header: #"{"alg":"\#(alg)","typ":"JWT"}"#, payload: "{}")
+        #expect(failure(verifier.verify(signed, now: now)) == .unsupportedAlgorithm(alg))
+    }
+
+    @Test func aHeaderWithoutAlgOrWithAnotherTypIsMalformed() {
         #expect(failure(verifier.verify(token(header: #"{"typ":"JWT"}"#, payload: "{}"), now: now)) == .malformed)
         #expect(
             failure(verifier.verify(token(header: #"{"alg":"HS256","typ":"JWS"}"#, payload: "{}"), now: now))
@@ -207,7 +211,110 @@ import Testing
         claims.issuedAt = Int64.min
         let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
         #expect(failure(verifier.verify(signed, now: Int64.max, leeway: Int64.max)) == .expired)
-        #expect(failure(verifier.verify(signed, now: 0, leeway: Int64.max)) == nil)
+        #expect(failure(verifier.verify(signed, now: 0, leeway: Int64.max)) == .lifetimeTooLong)
+        let unlimited = JWTVerifier(keys: JWTKeySet(defaultKey: defaultKey), maxLifetime: Int64.max, crypto: crypto)
+        #expect(failure(unlimited.verify(signed, now: 0, leeway: Int64.max)) == .lifetimeTooLong, "exp - iat overflows")
+    }
+
+    /// `nbf` (RFC 7519 §4.1.5) with the same 30 s leeway as `exp`; the claims are valid from
+    /// iat 1_700_000_000 to exp 1_700_003_600.
+    @Test(arguments: [
+        (nbf: "1700001000", now: Int64(1_700_000_969), expected: TokenError?.some(.notYetValid)),
+        (nbf: "1700001000", now: Int64(1_700_000_970), expected: nil),
+        (nbf: "1700001000", now: Int64(1_700_001_000), expected: nil),
+        (nbf: "1699990000", now: Int64(1_700_000_100), expected: nil),
+        (nbf: "9223372036854775807", now: Int64(1_700_000_100), expected: .notYetValid),
+        (nbf: "-9223372036854775808", now: Int64(1_700_000_100), expected: nil),
+        (nbf: #""1700001000""#, now: Int64(1_700_001_000), expected: .malformed),
+        (nbf: "null", now: Int64(1_700_000_100), expected: nil),
+    ])
+    func notBeforeIsHonouredWithTheLeeway(nbf: String, now: Int64, expected: TokenError?) {
+        let payload =
+            #"{"sub":"u","role":"viewer","stream_ids":[],"iat":1700000000,"exp":1700003600,"nbf":"# + nbf + "}"
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == expected)
+    }
+
+    /// RFC 7515 §4.1.11: this verifier implements no extension, so any `crit` is refused, before
+    /// the MAC is even computed (a wrong key still gives `criticalHeader`).
+    @Test(arguments: [
+        #"{"alg":"HS256","typ":"JWT","crit":["exp"]}"#, #"{"alg":"HS256","crit":["b64"],"b64":false}"#,
+        #"{"alg":"HS256","crit":[]}"#, #"{"alg":"HS256","crit":null}"#, #"{"alg":"HS256","crit":"x"}"#,
+    ])
+    func aCritHeaderIsRefused(header: String) {
+        let payload = #"{"sub":"u","role":"viewer","stream_ids":[],"iat":1700000000,"exp":1700003600}"#
+        #expect(failure(verifier.verify(token(header: header, payload: payload), now: now)) == .criticalHeader)
+        let wrongKey = token(header: header, payload: payload, key: Array("another-key".utf8))
+        #expect(failure(verifier.verify(wrongKey, now: now)) == .criticalHeader)
+    }
+
+    /// `exp - iat` against the maximum lifetime (default 86400 s; here also 3600 s).
+    @Test(arguments: [
+        (lifetime: Int64(86400), maximum: JWTVerifier.defaultMaxLifetime, expected: TokenError?.none),
+        (lifetime: Int64(86401), maximum: JWTVerifier.defaultMaxLifetime, expected: .lifetimeTooLong),
+        (lifetime: Int64(366 * 86400), maximum: JWTVerifier.defaultMaxLifetime, expected: .lifetimeTooLong),
+        (lifetime: Int64(3600), maximum: Int64(3600), expected: nil),
+        (lifetime: Int64(3601), maximum: Int64(3600), expected: .lifetimeTooLong),
+        (lifetime: Int64(0), maximum: Int64(3600), expected: nil),
+    ])
+    func tokensLivingLongerThanTheMaximumAreRefused(lifetime: Int64, maximum: Int64, expected: TokenError?) {
+        var claims = claims
+        claims.issuedAt = now - 10
+        claims.expiresAt = claims.issuedAt + lifetime
+        let verifier = JWTVerifier(keys: JWTKeySet(defaultKey: defaultKey), maxLifetime: maximum, crypto: crypto)
+        let signed = JWTSigner(crypto: crypto).sign(claims, key: defaultKey)
+        #expect(failure(verifier.verify(signed, now: now - 10)) == expected)
+    }
+}
+
+/// The key rotation file (`--token-keys-file`) and the minimum secret length.
+@Suite struct JWTKeySetTests {
+    let long1 = String(repeating: "a", count: 32)
+    let long2 = String(repeating: "b", count: 40)
+
+    @Test func keyLinesGiveOneKeyPerKidIgnoringBlankLinesAndComments() throws {
+        let text = "# rotated 2026-01\n\n2026-01 \(long1)\r\n  2026-02\t\(long2)  \n#old x\n"
+        let keys = try JWTKeySet.parseKeyLines(text)
+        #expect(keys == ["2026-01": Array(long1.utf8), "2026-02": Array(long2.utf8)])
+        #expect(try JWTKeySet.parseKeyLines("") == [:])
+    }
+
+    @Test(arguments: [
+        (
+            "k1 " + String(repeating: "a", count: 31),
+            "line 1: the secret of kid 'k1' is 31 bytes; at least 32 are required"
+        ),
+        ("k1", "line 1: expected 'KID SECRET', found 1 fields"),
+        ("\nk1 a b", "line 2: expected 'KID SECRET', found 3 fields"),
+        (
+            "k1 " + String(repeating: "a", count: 32) + "\nk1 " + String(repeating: "b", count: 32),
+            "line 2: kid 'k1' appears twice"
+        ),
+        ("kï " + String(repeating: "a", count: 32), "line 1: the kid must be printable ASCII"),
+    ])
+    func badKeyLinesAreRefusedWithTheLineNumber(text: String, message: String) {
+        #expect(throws: JWTKeySet.ConfigurationError(message)) { try JWTKeySet.parseKeyLines(text) }
+    }
+
+    @Test func aSecretNeedsAtLeast32Bytes() {
+        #expect(JWTKeySet.problem(withSecret: []) == "is empty; at least 32 bytes are required")
+        #expect(JWTKeySet.problem(withSecret: Array(repeating: 1, count: 31)) != nil)
+        #expect(JWTKeySet.problem(withSecret: Array(repeating: 1, count: 32)) == nil)
+    }
+
+    @Test func aRotatedKeyVerifiesOnlyUnderItsKidAndTheDefaultStillWorks() throws {
+        let crypto = OpenSSLCrypto()
+        let keys = try JWTKeySet.parseKeyLines("new \(long2)")
+        let verifier = JWTVerifier(keys: JWTKeySet(defaultKey: Array(long1.utf8), keys: keys), crypto: crypto)
+        let claims = TokenClaims(subject: "u", role: .viewer, streamIds: [], issuedAt: 100, expiresAt: 200)
+        let signer = JWTSigner(crypto: crypto)
+        #expect(try verifier.verify(signer.sign(claims, key: Array(long2.utf8), kid: "new"), now: 150).get() == claims)
+        #expect(try verifier.verify(signer.sign(claims, key: Array(long1.utf8)), now: 150).get() == claims)
+        #expect(throws: TokenError.badSignature) {
+            try verifier.verify(signer.sign(claims, key: Array(long1.utf8), kid: "new"), now: 150).get()
+        }
+        #expect(throws: TokenError.unknownKeyID("old")) {
+            try verifier.verify(signer.sign(claims, key: Array(long2.utf8), kid: "old"), now: 150).get()
+        }
     }
 }
 

@@ -13,7 +13,7 @@ import Testing
     let hmac = GCSV4Credentials.hmac(
         accessId: "GOOG1EXAMPLEHMACACCESSID0123456789", secret: "bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ")
 
-    @Test func anHMACUploadURLWithARangeMatchesTheReferenceImplementation() throws {
+    @Test func anHMACWriteOnceUploadURLWithARangeMatchesTheReferenceImplementation() throws {
         let signer = try GCSV4Presigner(credentials: hmac, crypto: crypto)
         let url = try signer.presign(
             ObjectSignRequest(
@@ -24,8 +24,8 @@ import Testing
             url == "https://storage.googleapis.com/sp-bucket/with%20space/a%20b.mp4?X-Goog-Algorithm=GOOG4-HMAC-SHA256"
                 + "&X-Goog-Credential=GOOG1EXAMPLEHMACACCESSID0123456789%2F20250115%2Fauto%2Fstorage%2Fgoog4_request"
                 + "&X-Goog-Date=20250115T123456Z&X-Goog-Expires=900"
-                + "&X-Goog-SignedHeaders=content-type%3Bhost%3Bx-goog-content-length-range"
-                + "&X-Goog-Signature=cffdc3adab7d2ca727d869ab5963877cf14b1b3d4f0ef35a887c00fc0d8f8e61")
+                + "&X-Goog-SignedHeaders=content-type%3Bhost%3Bx-goog-content-length-range%3Bx-goog-if-generation-match"
+                + "&X-Goog-Signature=f59ef6401a2c4677db2b6b39be69f724eee86cad1805de55f866d4e9e3d5c032")
     }
 
     @Test func aResumableStartOnACDNHostSignsTheHostAndTheResumableHeader() throws {
@@ -80,10 +80,14 @@ import Testing
         #expect(try url("a/./b/../c//d/").contains("/b-1/a/./b/../c//d/?"))
     }
 
-    @Test func uploadHeadersAreContentTypeAndAZeroToMaxLengthRange() {
-        let headers = GCSV4Presigner.uploadHeaders(contentType: "video/mp4", declaredBytes: 5, maxBytes: 1000)
-        #expect(headers.map(\.name) == ["Content-Type", "x-goog-content-length-range"])
-        #expect(headers.map(\.value) == ["video/mp4", "0,1000"])
+    @Test func uploadHeadersAreContentTypeAZeroToMaxLengthRangeAndAGenerationMatchOfZero() {
+        for declared in [5, nil] as [Int64?] {
+            let headers = GCSV4Presigner.uploadHeaders(
+                contentType: "video/mp4", declaredBytes: declared, maxBytes: 1000)
+            #expect(
+                headers.map(\.name) == ["Content-Type", "x-goog-content-length-range", "x-goog-if-generation-match"])
+            #expect(headers.map(\.value) == ["video/mp4", "0,1000", "0"])
+        }
     }
 
     @Test func endpointsWithPathsAndBucketHostWithoutEndpointAreRefused() {

@@ -65,7 +65,7 @@ import Testing
                 + "&X-Amz-Signature=72adefbcc319faaada672e78c47ff1951fee32686736b6041fd25d050a965762")
     }
 
-    @Test func anR2UploadWithSessionTokenSignsTypeAndExactLengthAsBotocore() throws {
+    @Test func anR2UploadWithSessionTokenSignsTypeExactLengthAndIfNoneMatchAsBotocore() throws {
         let signer = S3Presigner(
             credentials: SigV4Credentials(
                 accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -82,9 +82,9 @@ import Testing
                 + "?X-Amz-Algorithm=AWS4-HMAC-SHA256"
                 + "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20250115%2Fauto%2Fs3%2Faws4_request"
                 + "&X-Amz-Date=20250115T123456Z&X-Amz-Expires=900"
-                + "&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost"
+                + "&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bif-none-match"
                 + "&X-Amz-Security-Token=FwoGZXIvYXdzE%2Btok%2Fen%3D%3D"
-                + "&X-Amz-Signature=ec1a364d71789b71e9ed56b15eff83c6e0a9a74bfb43b6598c06edff0a8db5be")
+                + "&X-Amz-Signature=3b8b21b96f1d86653546842c71d097e5262e8fea4ee182f7f5ffef53d2bbd4a0")
     }
 
     @Test func aCustomEndpointKeepsItsSpellingInTheURLButSignsTheNormalisedHost() throws {
@@ -96,11 +96,12 @@ import Testing
         #expect(try signer.canonicalRequest(for: request).contains("\nhost:s3.example.com\n"))
     }
 
-    @Test func uploadHeadersAreContentTypeAndTheExactDeclaredLength() {
+    @Test func uploadHeadersAreContentTypeTheExactDeclaredLengthAndIfNoneMatchStar() {
         let headers = S3Presigner.uploadHeaders(contentType: "video/mp4", declaredBytes: 42, maxBytes: 100)
-        #expect(headers.map(\.name) == ["Content-Type", "Content-Length"])
-        #expect(headers.map(\.value) == ["video/mp4", "42"])
-        #expect(S3Presigner.uploadHeaders(contentType: "image/jpeg", declaredBytes: nil, maxBytes: 100).count == 1)
+        #expect(headers.map(\.name) == ["Content-Type", "Content-Length", "If-None-Match"])
+        #expect(headers.map(\.value) == ["video/mp4", "42", "*"])
+        let unsized = S3Presigner.uploadHeaders(contentType: "image/jpeg", declaredBytes: nil, maxBytes: 100)
+        #expect(unsized.map(\.name) == ["Content-Type", "If-None-Match"])
     }
 
     @Test func emptyAndOverlongKeysAreRefusedBeforeSigning() {

@@ -58,6 +58,53 @@ import Testing
     }
 }
 
+/// `declaredSizes`: S3 upload URLs can bind only an exact `Content-Length`, so with `.required` an
+/// undeclared size is refused naming the field; `.optional` (GCS, local) bounds it by the limit.
+@Suite struct UploadPolicyDeclaredSizesTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var rule: UploadPolicy.DeclaredSizes
+        var movie: Int64
+        var thumbnail: Int64
+        /// The refused field, or nil when accepted.
+        var refused: String?
+        var testDescription: String { "\(rule) movie=\(movie) thumbnail=\(thumbnail)" }
+    }
+
+    static let cases: [Case] = [
+        Case(rule: .required, movie: 0, thumbnail: 20, refused: "movieBytes"),
+        Case(rule: .required, movie: 500, thumbnail: 0, refused: "thumbnailBytes"),
+        Case(rule: .required, movie: 0, thumbnail: 0, refused: "movieBytes"),
+        Case(rule: .required, movie: 500, thumbnail: 20, refused: nil),
+        Case(rule: .required, movie: 10 * 1024 * 1024 + 1, thumbnail: 20, refused: "movieBytes"),
+        Case(rule: .optional, movie: 0, thumbnail: 0, refused: nil),
+        Case(rule: .optional, movie: 500, thumbnail: 0, refused: nil),
+    ]
+
+    @Test(arguments: cases)
+    func undeclaredSizesAreRefusedOnlyWhenTheBackendNeedsThem(_ item: Case) throws {
+        var policy = UploadPolicy()
+        policy.declaredSizes = item.rule
+        let result = policy.validate(
+            streamId: 7, movieBytes: item.movie, thumbnailBytes: item.thumbnail, movieContentType: "",
+            thumbnailContentType: "")
+        switch (result, item.refused) {
+        case (.success(let spec), nil):
+            #expect(spec.movie.maxBytes == (item.movie == 0 ? policy.maxMovieBytes : item.movie))
+            #expect(spec.thumbnail.maxBytes == (item.thumbnail == 0 ? policy.maxThumbnailBytes : item.thumbnail))
+        case (.failure(let error), let field?):
+            #expect(error.code == .invalidArgument)
+            #expect(error.status == 400)
+            #expect(error.target == field)
+        default:
+            Issue.record("expected \(item.refused.map { "refusal of \($0)" } ?? "success"), got \(result)")
+        }
+    }
+
+    @Test func declaredSizesAreOptionalByDefault() {
+        #expect(UploadPolicy().declaredSizes == .optional)
+    }
+}
+
 @Suite struct MediaTypeTests {
     @Test func leadingBytesIdentifyEachType() {
         let mp4: [UInt8] = [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 0, 0]

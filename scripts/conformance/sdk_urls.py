@@ -9,6 +9,9 @@ must print `url`. `compare` is "exact" (byte for byte) or "params" (same query p
 another order and the same signature; used only where botocore orders `response-*`
 parameters by its service model).
 
+GCS cases whose endpoint is written with the scheme's default port carry `oracle_endpoint`,
+the same endpoint without that port: the oracle signs that spelling (see GCS_ENDPOINTS).
+
 Oracles:
   botocore               boto3/botocore `generate_presigned_url` (AWS SigV4 query auth)
   google-cloud-storage   `Blob.generate_signed_url(version="v4")`, GOOG4-RSA-SHA256, with a
@@ -80,12 +83,18 @@ S3_ENDPOINTS = [
     ("custom-ip", "us-east-1", "http://127.0.0.1:9000", None, "sp-bucket"),
     ("custom-ip-virtual", "us-east-1", "http://127.0.0.1:9000", "virtual", "sp-bucket"),
     ("custom-host-virtual", "eu-central-1", "http://minio.local:9000", "virtual", "sp-bucket"),
+    # The scheme's default port written out: botocore signs host without it (the URL keeps it).
+    ("custom-https-default-port", "us-east-1", "https://s3.example.com:443", None, "sp-bucket"),
+    ("custom-http-default-port-virtual", "eu-central-1", "http://minio.local:80", "virtual", "sp-bucket"),
 ]
 
 S3_VARIANTS = {
     # name: (method, headers, query)
     "get": ("GET", [], []),
     "put-typed-sized": ("PUT", [("Content-Type", "video/mp4"), ("Content-Length", "1048576")], []),
+    # What `serve` signs for an S3 upload: type, exact length, write-once (S3 conditional write).
+    "put-write-once": ("PUT", [("Content-Type", "video/mp4"), ("Content-Length", "1048576"),
+                               ("If-None-Match", "*")], []),
     "put": ("PUT", [], []),
     "put-typed": ("PUT", [("Content-Type", "image/jpeg")], []),
     "head": ("HEAD", [], []),
@@ -95,7 +104,8 @@ S3_VARIANTS = {
                                      ("response-content-disposition", "inline")]),
 }
 S3_OPERATIONS = {"GET": "get_object", "PUT": "put_object", "HEAD": "head_object", "DELETE": "delete_object"}
-S3_HEADER_PARAMS = {"content-type": ("ContentType", str), "content-length": ("ContentLength", int)}
+S3_HEADER_PARAMS = {"content-type": ("ContentType", str), "content-length": ("ContentLength", int),
+                    "if-none-match": ("IfNoneMatch", str)}
 S3_QUERY_PARAMS = {"response-content-disposition": "ResponseContentDisposition",
                    "response-content-type": "ResponseContentType"}
 
@@ -103,7 +113,8 @@ S3_QUERY_PARAMS = {"response-content-disposition": "ResponseContentDisposition",
 def s3_cases():
     cases = []
     for endpoint_id, region, endpoint, addressing, bucket in S3_ENDPOINTS:
-        for key in KEYS:
+        # Key encoding does not depend on the port: default-port endpoints get the variants only.
+        for key in KEYS if "default-port" not in endpoint_id else []:
             for variant in ("get", "put-typed-sized"):
                 cases.append(s3_case(endpoint_id, region, endpoint, addressing, bucket, key, variant, False))
         for key in VARIANT_KEYS:
@@ -158,11 +169,23 @@ GCS_ENDPOINTS = [
     ("virtual", None, "virtual", "sp-bucket"),
     ("cdn-host", "https://media.example.com", "bucket-host", "sp-bucket"),
     ("custom-ip", "http://127.0.0.1:4443", None, "sp-bucket"),
+    # The scheme's default port written out. Clients leave it out of `Host` (curl, browsers) and
+    # GCS verifies the `Host` that arrives, so the URL that works is the one for the endpoint
+    # without the port: the oracle is asked for that spelling (`oracle_endpoint`). Given the
+    # port, google-cloud-storage 3.x signs `host:storage.googleapis.com:443` verbatim (its
+    # `urlparse(endpoint).netloc`), a signature no request can carry.
+    ("path-default-port", "https://storage.googleapis.com:443", None, "sp-bucket"),
+    ("virtual-default-port", "https://storage.googleapis.com:443", "virtual", "sp-bucket"),
+    ("cdn-host-default-port", "https://media.example.com:443", "bucket-host", "sp-bucket"),
+    ("custom-http-default-port", "http://127.0.0.1:80", None, "sp-bucket"),
 ]
 
 GCS_VARIANTS = {
     "get": ("GET", [], []),
     "put-typed-ranged": ("PUT", [("Content-Type", "video/mp4"), ("x-goog-content-length-range", "0,1048576")], []),
+    # What `serve` signs for a GCS upload: type, size range, write-once (generation precondition).
+    "put-write-once": ("PUT", [("Content-Type", "video/mp4"), ("x-goog-content-length-range", "0,1048576"),
+                               ("x-goog-if-generation-match", "0")], []),
     "put": ("PUT", [], []),
     "put-typed": ("PUT", [("Content-Type", "image/jpeg")], []),
     "head": ("HEAD", [], []),
@@ -176,7 +199,7 @@ def gcs_cases():
     cases = []
     for signer in ("rsa", "hmac"):
         for endpoint_id, endpoint, addressing, bucket in GCS_ENDPOINTS:
-            for key in KEYS:
+            for key in KEYS if "default-port" not in endpoint_id else []:
                 for variant in ("get", "put-typed-ranged"):
                     cases.append(gcs_case(signer, endpoint_id, endpoint, addressing, bucket, key, variant))
             for key in VARIANT_KEYS:
@@ -188,8 +211,21 @@ def gcs_cases():
 def gcs_case(signer, endpoint_id, endpoint, addressing, bucket, key, variant):
     method, headers, query = GCS_VARIANTS[variant]
     return {"backend": "gcs", "signer": signer, "id": f"gcs-{signer}/{endpoint_id}/{variant}/{key!r}",
-            "endpoint": endpoint, "addressing": addressing, "bucket": bucket, "key": key,
-            "method": method, "headers": headers, "query": query, "expires": 900}
+            "endpoint": endpoint, "oracle_endpoint": without_default_port(endpoint), "addressing": addressing,
+            "bucket": bucket, "key": key, "method": method, "headers": headers, "query": query, "expires": 900}
+
+
+def without_default_port(endpoint):
+    """`endpoint` with the scheme's default port (443 for https, 80 for http) left out, as
+    clients leave it out of the `Host` header; None stays None."""
+    if endpoint is None:
+        return None
+    split = urllib.parse.urlsplit(endpoint)
+    default = {"https": 443, "http": 80}[split.scheme]
+    if split.port != default:
+        return endpoint
+    netloc = split.netloc.rsplit(":", 1)[0]
+    return urllib.parse.urlunsplit((split.scheme, netloc, split.path, split.query, split.fragment))
 
 
 _gcs_client = None
@@ -204,12 +240,15 @@ def google_url(case, credentials):
         _gcs_client = storage.Client(project="streampreview-test", credentials=credentials)
     blob = _gcs_client.bucket(case["bucket"]).blob(case["key"])
     kwargs = {}
+    endpoint = case.get("oracle_endpoint", case["endpoint"])
     if case["addressing"] == "virtual":
         kwargs["virtual_hosted_style"] = True
+        if endpoint:
+            kwargs["api_access_endpoint"] = endpoint
     elif case["addressing"] == "bucket-host":
-        kwargs["bucket_bound_hostname"] = case["endpoint"]
-    elif case["endpoint"]:
-        kwargs["api_access_endpoint"] = case["endpoint"]
+        kwargs["bucket_bound_hostname"] = endpoint
+    elif endpoint:
+        kwargs["api_access_endpoint"] = endpoint
     headers = dict(case["headers"])
     method = case["method"]
     if headers.get("x-goog-resumable") == "start":  # the SDK's spelling of a resumable start
@@ -227,7 +266,7 @@ def google_url(case, credentials):
 def goog4_hmac_url(case):
     """GOOG4-HMAC-SHA256 per Google's "V4 signing process" (cloud.google.com/storage/docs/
     authentication/signatures): canonical request, string-to-sign, HMAC key derivation."""
-    base = case["endpoint"] or "https://storage.googleapis.com"
+    base = case.get("oracle_endpoint", case["endpoint"]) or "https://storage.googleapis.com"
     split = urllib.parse.urlsplit(base)
     host = split.netloc
     # Canonical URI: the object path, percent-encoded except unreserved characters and "/".

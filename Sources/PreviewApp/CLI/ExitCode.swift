@@ -2,6 +2,11 @@
 public enum ExitCode: Int32, Sendable {
     case ok = 0
     case failure = 1
+    /// A bad command line, including a token secret given as a value that is too short.
     case usage = 64
+    /// A dependency (Redis, the port) is unavailable.
     case unavailable = 69
+    /// A configuration file (a secret or keys file, the data dir) is missing, unreadable, empty
+    /// or too weak (`EX_CONFIG`).
+    case config = 78
 }

@@ -14,6 +14,9 @@ enum ServeCommand {
         raiseOpenFileLimit()
         let data = try DataDirectory(path: options.dataDirectory)
         let crypto = OpenSSLCrypto()
+        // Secrets first: a missing or weak one stops us before anything is started.
+        let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
+        let storageSecret = options.storage.backend == .local ? try data.secret(named: "storage-secret") : []
 
         let embeddedRedis: RedisServerProcess?
         let endpoint: RedisEndpoint
@@ -35,7 +38,6 @@ enum ServeCommand {
         }
         defer { embeddedRedis?.stop() }
 
-        let tokenSecret = try options.tokenSecret ?? data.secret(named: "token-secret")
         let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + 2)
         let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
         let storage: any ObjectStorage
@@ -44,7 +46,7 @@ enum ServeCommand {
         case .local:
             let local = try LocalObjectStore(
                 root: data.objectsDirectory, publicBaseURL: options.publicBaseURL,
-                secret: try data.secret(named: "storage-secret"), grid: options.urlGrid, crypto: crypto)
+                secret: String(decoding: storageSecret, as: UTF8.self), grid: options.urlGrid, crypto: crypto)
             storage = local
             localStore = local
         case .s3, .gcs:
@@ -55,7 +57,7 @@ enum ServeCommand {
             store: store, storage: storage, localStore: localStore, policy: options.policy,
             fastStart: options.fastStart,
             authenticator: Authenticator(
-                verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(tokenSecret.utf8)), crypto: crypto)),
+                verifier: JWTVerifier(keys: tokenKeys, maxLifetime: options.tokens.maxLifetime, crypto: crypto)),
             liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
             crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) })

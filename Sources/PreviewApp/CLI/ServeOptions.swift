@@ -12,7 +12,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var publicURL: String?
     /// A public/CDN base URL objects are readable at without a signature; nil = signed GET URLs.
     public var publicBaseURL: String?
-    public var tokenSecret: String?
+    /// The bearer-token secrets and the longest token lifetime.
+    public var tokens = TokenSecretOptions()
     public var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
@@ -55,9 +56,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL",
                 help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
-            OptionSpec(
-                flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET",
-                help: "HS256 secret for bearer tokens (default: kept in the data dir)"),
+        ] + TokenSecretOptions.specs + [
             OptionSpec(
                 flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL",
                 help: "seconds the signed PUT URLs work (default 900)"),
@@ -70,6 +69,9 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "max-thumbnail-bytes", environment: "STREAMPREVIEW_MAX_THUMBNAIL_BYTES",
                 help: "thumbnail size limit (default 1048576)"),
+            OptionSpec(
+                flag: "max-pending-uploads", environment: "STREAMPREVIEW_MAX_PENDING_UPLOADS",
+                help: "uploads a stream may have issued and not committed; more is 429 (default 8)"),
             OptionSpec(
                 flag: "fast-start", environment: "STREAMPREVIEW_FAST_START",
                 help:
@@ -101,6 +103,7 @@ public struct ServeOptions: Sendable, Equatable {
     {
         var serve = ServeOptions()
         serve.storage = try StorageOptions.parse(options, environment: environment)
+        serve.policy.declaredSizes = SignerFactory.declaredSizes(for: serve.storage.backend)
         if let host = options.string("host") { serve.host = host }
         serve.port = UInt16(try options.int64("port", default: Int64(serve.port), range: 0...65535))
         if let dir = options.string("data-dir") { serve.dataDirectory = dir }
@@ -112,13 +115,16 @@ public struct ServeOptions: Sendable, Equatable {
         serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in
             try baseURL(url, flag: "public-base-url")
         }
-        serve.tokenSecret = options.string("token-secret")
+        serve.tokens = try TokenSecretOptions.parse(options)
         serve.policy.uploadURLTTL = try options.int64("upload-url-ttl", default: 900, range: 1...604_800)
         serve.policy.previewTTL = try options.int64("preview-ttl", default: 600, range: 1...31_536_000)
         serve.policy.maxMovieBytes = try options.int64(
             "max-movie-bytes", default: serve.policy.maxMovieBytes, range: 1...(1 << 40))
         serve.policy.maxThumbnailBytes = try options.int64(
             "max-thumbnail-bytes", default: serve.policy.maxThumbnailBytes, range: 1...(1 << 40))
+        serve.policy.maxPendingUploads = Int(
+            try options.int64(
+                "max-pending-uploads", default: Int64(serve.policy.maxPendingUploads), range: 1...10_000))
         if let mode = options.string("fast-start") {
             guard let policy = FastStartPolicy(rawValue: mode) else {
                 throw UsageError("--fast-start must be require or warn, not '\(mode)'")

@@ -5,31 +5,40 @@ public struct TokenOptions: Sendable, Equatable {
     public var subject = ""
     public var role = Role.viewer
     public var streamIds: [Int64] = []
-    public var ttl: Int64 = 86400
+    /// Seconds the token is valid: at most `tokens.maxLifetime`, which is also the default.
+    public var ttl: Int64 = JWTVerifier.defaultMaxLifetime
     public var dataDirectory = "./.streampreview"
-    public var tokenSecret: String?
+    /// The same secrets (and maximum lifetime) as `serve` is given.
+    public var tokens = TokenSecretOptions()
+    /// `--kid`: sign with this key of `--token-keys-file` and name it in the header.
+    public var kid: String?
 
-    static let specs: [OptionSpec] = [
-        OptionSpec(flag: "sub", environment: nil, help: "subject: the user ID (required)"),
-        OptionSpec(flag: "role", environment: nil, help: "streamer, viewer or admin (default viewer)"),
-        OptionSpec(flag: "stream", environment: nil, help: "a stream ID the streamer owns (repeatable)", repeats: true),
-        OptionSpec(flag: "ttl", environment: nil, help: "seconds the token is valid (default 86400)"),
-        OptionSpec(
-            flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR",
-            help: "where serve keeps its secret (default ./.streampreview)"),
-        OptionSpec(
-            flag: "token-secret", environment: "STREAMPREVIEW_TOKEN_SECRET",
-            help: "HS256 secret (default: the one in the data dir)"),
-    ]
+    public init() {}
+
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(flag: "sub", environment: nil, help: "subject: the user ID (required)"),
+            OptionSpec(flag: "role", environment: nil, help: "streamer, viewer or admin (default viewer)"),
+            OptionSpec(
+                flag: "stream", environment: nil, help: "a stream ID the streamer owns (repeatable)", repeats: true),
+            OptionSpec(
+                flag: "ttl", environment: nil,
+                help: "seconds the token is valid, at most --max-token-lifetime (default: that maximum, 86400)"),
+            OptionSpec(flag: "kid", environment: nil, help: "sign with this key of --token-keys-file (key rotation)"),
+            OptionSpec(
+                flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR",
+                help: "where serve keeps its secret (default ./.streampreview)"),
+        ] + TokenSecretOptions.specs
 
     static var help: String {
         """
-        Usage: streampreview token --sub ID [--role streamer|viewer|admin] [--stream ID]... [--ttl SECONDS]
+        Usage: streampreview token --sub ID [--role streamer|viewer|admin] [--stream ID]... [--ttl SECONDS] [--kid KID]
 
         Prints a JWT (HS256) signed with the same secret as 'serve' uses, for the
         Authorization: Bearer header. Streamers need --stream for each stream they own.
+        Give it the secret options 'serve' is given (or the same data dir).
 
-        Options:
+        Options (flags override environment variables):
         \(OptionParser.helpText(specs))
         """
     }
@@ -53,9 +62,21 @@ public struct TokenOptions: Sendable, Equatable {
         if token.role == .streamer, token.streamIds.isEmpty {
             throw UsageError("a streamer token needs at least one --stream")
         }
-        token.ttl = try options.int64("ttl", default: 86400, range: 1...(366 * 86400))
+        token.tokens = try TokenSecretOptions.parse(options)
+        let maximum = token.tokens.maxLifetime
+        token.ttl = try options.int64("ttl", default: maximum, range: 1...(366 * 86400))
+        guard token.ttl <= maximum else {
+            throw UsageError(
+                "--ttl \(token.ttl) is longer than the maximum token lifetime, \(maximum) s "
+                    + "(--max-token-lifetime, STREAMPREVIEW_MAX_TOKEN_LIFETIME); the server would refuse the token")
+        }
+        if let kid = options.string("kid") {
+            guard token.tokens.keysFile != nil else {
+                throw UsageError("--kid needs --token-keys-file (STREAMPREVIEW_TOKEN_KEYS_FILE)")
+            }
+            token.kid = kid
+        }
         if let dir = options.string("data-dir") { token.dataDirectory = dir }
-        token.tokenSecret = options.string("token-secret")
         return token
     }
 }

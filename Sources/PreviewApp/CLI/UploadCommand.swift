@@ -10,7 +10,10 @@ enum UploadCommand {
         let thumbnailType = try mediaType(of: options.thumbnailPath, allowed: MediaType.imageTypes)
         let format: WireFormat = options.format == "protobuf" ? .protobuf : .json
         let client = try HTTPClient()
-        let api = APIClient(client: client, server: options.server, token: options.token, format: format)
+        let token =
+            try options.tokenFile.map { String(decoding: try SecretFile.read($0, what: "token file"), as: UTF8.self) }
+            ?? options.token
+        let api = APIClient(client: client, server: options.server, token: token, format: format)
 
         let issued: StreamPreviewPostResponse = try api.call(
             "/api/preview/post",

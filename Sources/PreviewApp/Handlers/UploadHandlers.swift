@@ -28,7 +28,15 @@ struct UploadHandlers: Sendable {
         let movie = try context.storage.uploadTarget(key: upload.movieKey, spec: spec.movie, now: now, expiresIn: ttl)
         let thumbnail = try context.storage.uploadTarget(
             key: upload.thumbnailKey, spec: spec.thumbnail, now: now, expiresIn: ttl)
-        try context.store.recordUpload(upload, now: now)
+        let recorded = try context.store.recordUpload(
+            upload, now: now, maxPending: context.policy.maxPendingUploads)
+        if case .tooManyPending(let retryAfter) = recorded {
+            throw APIError(
+                .tooManyPendingUploads,
+                "stream \(spec.streamId) already has \(context.policy.maxPendingUploads) uploads issued and not "
+                    + "committed; commit one, or retry when the oldest expires",
+                target: "streamId", retryAfter: retryAfter)
+        }
         let response = StreamPreviewPostResponse(
             movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
             expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers)

@@ -16,6 +16,9 @@ struct Authenticator: Sendable {
         switch verifier.verify(String(parts[1]).trimmingCharacters(), now: now) {
         case .success(let claims): return claims
         case .failure(.expired): throw APIError(.unauthenticated, "the token has expired")
+        case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")
+        case .failure(.lifetimeTooLong):
+            throw APIError(.unauthenticated, "the token's lifetime (exp - iat) is longer than this server allows")
         case .failure: throw APIError(.unauthenticated, "the token is not valid")
         }
     }

@@ -49,7 +49,9 @@ enum WireIO {
         let message = ErrorResponse(
             code: error.code.rawValue, message: error.message, target: error.target, requestId: requestId)
         var response = response(message, status: error.status, for: request)
-        if error.code == .unavailable { response.headers.add("Retry-After", "1") }
+        if let seconds = error.retryAfter ?? (error.code == .unavailable ? 1 : nil) {
+            response.headers.add("Retry-After", String(seconds))
+        }
         if error.code == .unauthenticated { response.headers.add("WWW-Authenticate", "Bearer") }
         return response
     }

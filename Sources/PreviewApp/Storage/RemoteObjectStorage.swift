@@ -27,8 +27,10 @@ final class RemoteObjectStorage: ObjectStorage {
 
     // MARK: URLs handed to clients
 
-    /// A PUT URL signing the content type and the size bound of the backend: S3 the exact
-    /// declared `Content-Length`, GCS `x-goog-content-length-range: 0,<max>`.
+    /// A write-once PUT URL signing the content type, the size bound and the precondition of
+    /// the backend (`SignerFactory.uploadHeaders`): S3 the exact declared `Content-Length` and
+    /// `If-None-Match: *`, GCS `x-goog-content-length-range: 0,<max>` and
+    /// `x-goog-if-generation-match: 0`.
     func uploadTarget(key: String, spec: UploadSpec.ObjectSpec, now: Int64, expiresIn: Int64) throws -> UploadTarget {
         let headers = SignerFactory.uploadHeaders(
             for: backend, contentType: spec.type.rawValue, declaredBytes: spec.declaredBytes, maxBytes: spec.maxBytes)

@@ -55,20 +55,33 @@ enum SignerFactory {
         }
     }
 
-    /// The headers an upload URL of `backend` signs, which the client must send as given:
-    /// S3 and the local store sign `Content-Type` and the exact declared `Content-Length`;
-    /// GCS signs `Content-Type` and `x-goog-content-length-range: 0,<maxBytes>`. (The local
-    /// store also signs `maxBytes` as its `x-sp-max-bytes` query parameter.)
+    /// The headers an upload URL of `backend` signs, which the client must send as given
+    /// (the API returns them as `movieHeaders` / `thumbnailHeaders`):
+    /// - S3: `Content-Type`, the exact declared `Content-Length` (sizes must be declared, see
+    ///   `declaredSizes(for:)`) and `If-None-Match: *` (S3 answers 412 when the key exists);
+    /// - GCS: `Content-Type`, `x-goog-content-length-range: 0,<maxBytes>` and
+    ///   `x-goog-if-generation-match: 0` (GCS answers 412 when the object exists);
+    /// - local: `Content-Type` and the declared `Content-Length` (the store signs `maxBytes` as
+    ///   its `x-sp-max-bytes` query parameter).
     static func uploadHeaders(
         for backend: StorageOptions.Backend, contentType: String, declaredBytes: Int64?, maxBytes: Int64
     ) -> [(name: String, value: String)] {
         switch backend {
-        case .local, .s3:
+        case .local:
+            return [("Content-Type", contentType)] + (declaredBytes.map { [("Content-Length", String($0))] } ?? [])
+        case .s3:
             return S3Presigner.uploadHeaders(contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
         case .gcs:
             return GCSV4Presigner.uploadHeaders(
                 contentType: contentType, declaredBytes: declaredBytes, maxBytes: maxBytes)
         }
+    }
+
+    /// Whether `backend` can bound an upload whose size the client did not declare: S3 query
+    /// auth signs no size range (only an exact `Content-Length`), so S3 needs declared sizes;
+    /// GCS signs `x-goog-content-length-range` and the local store its `x-sp-max-bytes`.
+    static func declaredSizes(for backend: StorageOptions.Backend) -> UploadPolicy.DeclaredSizes {
+        backend == .s3 ? .required : .optional
     }
 
     private static func makeGCS(

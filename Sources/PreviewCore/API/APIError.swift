@@ -5,11 +5,15 @@ public struct APIError: Error, Sendable, Equatable {
     public var message: String
     /// The field or object the error is about (`streamId`, `movie`, `thumbnail`), if one.
     public var target: String
+    /// Seconds after which a retry can succeed, sent as `Retry-After` (RFC 9110 §10.2.3); nil
+    /// sends none (`unavailable` always sends 1).
+    public var retryAfter: Int64?
 
-    public init(_ code: Code, _ message: String, target: String = "") {
+    public init(_ code: Code, _ message: String, target: String = "", retryAfter: Int64? = nil) {
         self.code = code
         self.message = message
         self.target = target
+        self.retryAfter = retryAfter
     }
 
     public var status: Int { code.status }
@@ -34,6 +38,9 @@ public struct APIError: Error, Sendable, Equatable {
         case objectContentMismatch = "object_content_mismatch"
         /// The clip's `moov` box comes after its media data and the server requires fast-start.
         case clipNotFastStart = "clip_not_fast_start"
+        /// The stream already has the configured number of uploads issued and neither committed
+        /// nor past their commit deadline (`--max-pending-uploads`).
+        case tooManyPendingUploads = "too_many_pending_uploads"
         case signatureInvalid = "signature_invalid"
         case urlExpired = "url_expired"
         case streamNotLive = "stream_not_live"
@@ -53,6 +60,7 @@ public struct APIError: Error, Sendable, Equatable {
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
             case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
+            case .tooManyPendingUploads: return 429
             case .internalError: return 500
             case .unavailable: return 503
             }

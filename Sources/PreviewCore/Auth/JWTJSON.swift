@@ -8,9 +8,30 @@ enum JWTJSON {
         var alg: String?
         var kid: String?
         var typ: String?
+        /// True when the header has a `crit` member (RFC 7515 §4.1.11), whatever its value;
+        /// never written.
+        var hasCritical = false
 
         enum CodingKeys: String, CodingKey {
             case alg, kid, typ
+        }
+
+        private enum ReadKeys: String, CodingKey {
+            case alg, kid, typ, crit
+        }
+
+        init(alg: String?, kid: String?, typ: String?) {
+            self.alg = alg
+            self.kid = kid
+            self.typ = typ
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: ReadKeys.self)
+            alg = try container.decodeIfPresent(String.self, forKey: .alg)
+            kid = try container.decodeIfPresent(String.self, forKey: .kid)
+            typ = try container.decodeIfPresent(String.self, forKey: .typ)
+            hasCritical = container.contains(.crit)
         }
     }
 
@@ -21,11 +42,13 @@ enum JWTJSON {
         var streamIds: [StreamIDClaim]?
         var iat: Int64?
         var exp: Int64?
+        /// Not before (RFC 7519 §4.1.5): optional; never written by `JWTSigner`.
+        var nbf: Int64?
 
         enum CodingKeys: String, CodingKey {
             case sub, role
             case streamIds = "stream_ids"
-            case iat, exp
+            case iat, exp, nbf
         }
     }
 

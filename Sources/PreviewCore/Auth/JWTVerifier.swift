@@ -1,34 +1,29 @@
-/// The HMAC keys tokens may be signed with: the default for tokens without `kid`, and
-/// named keys for rotation (RFC 7515 §4.1.4 `kid`).
-public struct JWTKeySet: Sendable {
-    public var defaultKey: [UInt8]
-    public var keys: [String: [UInt8]]
-
-    public init(defaultKey: [UInt8], keys: [String: [UInt8]] = [:]) {
-        self.defaultKey = defaultKey
-        self.keys = keys
-    }
-}
-
 /// Verifies HS256 bearer tokens (RFC 7519 §7.2 validation, RFC 7518 §3.2 HMAC).
 ///
-/// Order: shape and header first, then the MAC (compared in constant time), and only then
-/// the claims are parsed and the times checked, so unsigned input never reaches the
-/// claims decoder.
+/// Order: shape and header first (`alg` must be HS256, no `crit` extension), then the MAC
+/// (compared in constant time), and only then the claims are parsed and the times checked,
+/// so unsigned input never reaches the claims decoder.
 public struct JWTVerifier: Sendable {
     /// Tokens longer than this are refused unparsed.
     public static let maxTokenLength = 8192
+    /// The default longest lifetime (`exp - iat`) a token may have: 24 hours.
+    public static let defaultMaxLifetime: Int64 = 86400
 
     public let keys: JWTKeySet
+    /// Tokens whose `exp - iat` exceeds this many seconds are refused, so a leaked token
+    /// cannot have been minted to work for years.
+    public let maxLifetime: Int64
     private let crypto: any CryptoPrimitives
 
-    public init(keys: JWTKeySet, crypto: any CryptoPrimitives) {
+    public init(keys: JWTKeySet, maxLifetime: Int64 = defaultMaxLifetime, crypto: any CryptoPrimitives) {
         self.keys = keys
+        self.maxLifetime = maxLifetime
         self.crypto = crypto
     }
 
-    /// The claims of `token` if it is well-formed, signed by a key of the set and valid at
-    /// `now` (Unix seconds), allowing `leeway` seconds of clock difference both ways.
+    /// The claims of `token` if it is well-formed, signed by a key of the set, no longer-lived
+    /// than `maxLifetime`, and valid at `now` (Unix seconds), allowing `leeway` seconds of
+    /// clock difference both ways for `exp`, `nbf` and `iat`.
     public func verify(_ token: String, now: Int64, leeway: Int64 = 30) -> Result<TokenClaims, TokenError> {
         guard token.utf8.count <= Self.maxTokenLength else { return .failure(.malformed) }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -37,6 +32,9 @@ public struct JWTVerifier: Sendable {
         else { return .failure(.malformed) }
         // Before the signature part is looked at: `alg: none` tokens have an empty one.
         guard alg == JWTAlgorithm.hs256 else { return .failure(.unsupportedAlgorithm(alg)) }
+        // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must refuse
+        // the token; this verifier understands none.
+        guard !header.hasCritical else { return .failure(.criticalHeader) }
         guard header.typ.map({ $0.uppercased() == "JWT" }) ?? true,
             !parts[1].isEmpty, !parts[2].isEmpty,
             let payloadBytes = Base64URL.decode(Substring(parts[1])),
@@ -69,6 +67,9 @@ public struct JWTVerifier: Sendable {
         guard let role = Role(rawValue: roleText) else { return .failure(.invalidRole) }
         guard now < saturatingAdd(exp, leeway) else { return .failure(.expired) }
         guard iat <= saturatingAdd(now, leeway) else { return .failure(.notYetValid) }
+        if let nbf = payload.nbf, nbf > saturatingAdd(now, leeway) { return .failure(.notYetValid) }
+        let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
+        guard !overflow, lifetime <= maxLifetime else { return .failure(.lifetimeTooLong) }
         return .success(
             TokenClaims(subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp))
     }

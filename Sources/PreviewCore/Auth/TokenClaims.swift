@@ -36,15 +36,19 @@ public enum TokenError: Error, Sendable, Equatable {
     /// Not three base64url parts of JSON objects, a claim of the wrong type, or an
     /// invalid stream ID.
     case malformed
-    /// `alg` is not HS256 (`none` always, RS256/ES256 until implemented).
+    /// `alg` is not HS256 (`none`, RS256, ES256 and every other value).
     case unsupportedAlgorithm(String)
+    /// The header has a `crit` member: it names extensions this verifier does not implement.
+    case criticalHeader
     /// The header names a `kid` that is not in the key set.
     case unknownKeyID(String)
     case badSignature
     /// Now is at or past `exp + leeway`.
     case expired
-    /// `iat` lies more than the leeway in the future.
+    /// `iat` or `nbf` lies more than the leeway in the future.
     case notYetValid
+    /// `exp - iat` is longer than the verifier's maximum lifetime.
+    case lifetimeTooLong
     /// A required claim (`sub`, `role`, `stream_ids`, `iat`, `exp`) is absent or null.
     case missingClaim(String)
     /// `role` is not one of `Role`'s values.

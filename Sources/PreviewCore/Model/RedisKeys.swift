@@ -34,6 +34,11 @@ public struct RedisKeys: Sendable, Equatable {
     }
     /// Sorted set: replaced object keys, scored by the time they may be deleted.
     public func retired(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:retired" }
+    /// Sorted set with a TTL: the stream's pending upload IDs, scored by their commit deadline.
+    /// Bounds how many uploads a stream may have issued and not committed: members past their
+    /// deadline stop counting and are trimmed when the next upload is recorded; committing
+    /// removes its member; the key expires with its last deadline.
+    public func pendingUploads(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:pending" }
 
     // Per viewer: hash tag {v:<sub>}.
     /// Hash with a TTL: stream ID → preview version this viewer has seen.

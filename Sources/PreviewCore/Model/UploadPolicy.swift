@@ -8,8 +8,22 @@ public struct UploadPolicy: Sendable, Equatable {
     public var commitWindow: Int64 = 300
     /// How long a committed preview stays in the feed.
     public var previewTTL: Int64 = 600
+    /// How many uploads one stream may have issued and neither committed nor past their commit
+    /// deadline; the next request is 429 `too_many_pending_uploads`.
+    public var maxPendingUploads = 8
+    /// Whether a request must declare `movieBytes` and `thumbnailBytes`: required when the
+    /// storage backend cannot sign a size bound other than an exact length (S3).
+    public var declaredSizes: DeclaredSizes = .optional
 
     public init() {}
+
+    /// Whether upload requests must declare the object sizes.
+    public enum DeclaredSizes: Sendable, Equatable {
+        /// An undeclared size is bounded by the type's limit, which the upload URL signs.
+        case optional
+        /// An undeclared size is refused: the URL can bind only an exact `Content-Length`.
+        case required
+    }
 }
 
 /// A validated request for upload URLs.
@@ -41,6 +55,7 @@ public struct UploadSpec: Sendable, Equatable {
 
 extension UploadPolicy {
     /// Checks an upload request; sizes of 0 and empty types mean "not declared", as in proto3.
+    /// An undeclared size is refused when `declaredSizes` is `.required`.
     public func validate(
         streamId: Int64, movieBytes: Int64, thumbnailBytes: Int64, movieContentType: String,
         thumbnailContentType: String
@@ -77,6 +92,12 @@ extension UploadPolicy {
         }
         if bytes > limit {
             return .failure(.invalid("\(field)Bytes", "\(field) is \(bytes) bytes; the limit is \(limit)"))
+        }
+        if bytes == 0, declaredSizes == .required {
+            return .failure(
+                .invalid(
+                    "\(field)Bytes",
+                    "\(field)Bytes is required by this server's storage: its upload URLs sign the exact size"))
         }
         return .success(
             .init(type: type, declaredBytes: bytes == 0 ? nil : bytes, maxBytes: bytes == 0 ? limit : bytes))

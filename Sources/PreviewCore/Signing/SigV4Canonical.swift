@@ -94,9 +94,18 @@ enum SigV4Canonical {
         crypto.hmacSHA256(key: signingKey, message: Array(stringToSign.utf8))
     }
 
-    /// The `host` value botocore signs: host name lower-cased, the port kept only when it
-    /// is not the scheme's default (80 for http, 443 for https). Nil when malformed.
+    /// The `host` value botocore signs: `hostHeader` with the host name lower-cased. Nil when
+    /// malformed.
     static func host(_ authority: String, scheme: String) -> String? {
+        hostHeader(authority, scheme: scheme)?.lowercased()
+    }
+
+    /// The authority as an HTTP client sends it in `Host` (RFC 9110 §7.2, §4.2): as written,
+    /// but without the port when it is the scheme's default (80 for http, 443 for https), which
+    /// curl and WHATWG URL parsers (browsers) leave out. A signed `host` must be this value:
+    /// the store computes the signature over the `Host` that arrives. Nil when the scheme is
+    /// not http(s) or the authority is malformed.
+    static func hostHeader(_ authority: String, scheme: String) -> String? {
         let defaultPort: Int
         switch scheme {
         case "http": defaultPort = 80
@@ -126,12 +135,11 @@ enum SigV4Canonical {
             UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\"),
         ]
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbidden.contains($0) }) else { return nil }
-        let lowerName = name.lowercased()
-        guard let portText else { return lowerName }
+        guard let portText else { return String(name) }
         guard (1...5).contains(portText.utf8.count),
             portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let port = Int(portText), port <= 65_535
         else { return nil }
-        return port == defaultPort ? lowerName : "\(lowerName):\(port)"
+        return port == defaultPort ? String(name) : "\(name):\(port)"
     }
 }

@@ -25,7 +25,11 @@ public enum GCSAddressing: String, Sendable, Equatable {
 /// The URL is `<base><resource>?<canonical query>&X-Goog-Signature=<hex>`: the query is
 /// emitted in its canonical (sorted) order, as the SDK does. The object name is
 /// percent-encoded from its UTF-8 bytes (everything but `A-Z a-z 0-9 - . _ ~ /`), never
-/// normalised; `host` is signed as the URL's authority is written.
+/// normalised. The URL's authority, and the signed `host`, is the endpoint's as written but
+/// without the scheme's default port (`StorageEndpointURL.requestAuthority`): clients leave
+/// that port out of `Host`, so a signature over `storage.googleapis.com:443` (what the SDK
+/// signs when given that endpoint) never verifies. For such an endpoint the URL is the SDK's
+/// for the endpoint written without the port.
 public struct GCSV4Presigner: ObjectURLSigner {
     public static let defaultEndpoint = "https://storage.googleapis.com"
     /// The SDK's (fixed) scope region.
@@ -81,13 +85,22 @@ public struct GCSV4Presigner: ObjectURLSigner {
     /// The string to sign behind `presign`.
     public func stringToSign(for request: ObjectSignRequest) throws -> String { try prepare(request).stringToSign }
 
-    /// The headers an upload URL signs and the client must send: `Content-Type` and
-    /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body).
+    /// The headers an upload URL signs and the client must send: `Content-Type`,
+    /// `x-goog-content-length-range: 0,<maxBytes>` (GCS refuses a larger body) and
+    /// `x-goog-if-generation-match: 0` (GCS answers 412 when the object already exists, so an
+    /// object is written once and a committed one cannot be replaced through its URL).
     public static func uploadHeaders(
         contentType: String, declaredBytes: Int64?, maxBytes: Int64
     ) -> [(name: String, value: String)] {
-        [("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)")]
+        [
+            ("Content-Type", contentType), ("x-goog-content-length-range", "0,\(maxBytes)"),
+            (writeOnceHeader.name, writeOnceHeader.value),
+        ]
     }
+
+    /// The precondition that makes an upload URL write-once ("Request preconditions": a
+    /// generation match of 0 succeeds only when no live object has the name).
+    public static let writeOnceHeader = (name: "x-goog-if-generation-match", value: "0")
 
     private struct Prepared {
         var base: String
@@ -109,13 +122,13 @@ public struct GCSV4Presigner: ObjectURLSigner {
         let resource: String
         switch addressing {
         case .path:
-            authority = endpoint.authority
+            authority = endpoint.requestAuthority
             resource = "/\(request.bucket)/\(quotedKey)"
         case .virtual:
-            authority = "\(request.bucket).\(endpoint.authority)"
+            authority = "\(request.bucket).\(endpoint.requestAuthority)"
             resource = "/\(quotedKey)"
         case .bucketHost:
-            authority = endpoint.authority
+            authority = endpoint.requestAuthority
             resource = "/\(quotedKey)"
         }
         let headers = GCSV4Canonical.headers([(name: "host", value: authority)] + request.headers)

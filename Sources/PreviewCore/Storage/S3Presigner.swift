@@ -41,16 +41,23 @@ public struct S3Presigner: ObjectURLSigner {
         try signer.canonicalRequest(for: sigV4Request(request))
     }
 
-    /// The headers an upload URL signs and the client must send: `Content-Type`, and the
-    /// exact `Content-Length` when the size is declared (S3 has no signed size range in
-    /// query auth; `maxBytes` is enforced by the service before signing).
+    /// The headers an upload URL signs and the client must send: `Content-Type`, the exact
+    /// `Content-Length` when the size is declared (query auth cannot sign a size range, so
+    /// `serve` refuses undeclared sizes for S3), and `If-None-Match: *` (S3 conditional
+    /// writes: 412 `PreconditionFailed` when the key exists, so an object is written once and a
+    /// committed one cannot be replaced through its URL).
     public static func uploadHeaders(
         contentType: String, declaredBytes: Int64?, maxBytes: Int64
     ) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("Content-Type", contentType)]
         if let declaredBytes { headers.append(("Content-Length", String(declaredBytes))) }
+        headers.append((writeOnceHeader.name, writeOnceHeader.value))
         return headers
     }
+
+    /// The precondition that makes an upload URL write-once ("Conditional writes" in the S3
+    /// user guide; `PutObject` `If-None-Match`).
+    public static let writeOnceHeader = (name: "If-None-Match", value: "*")
 
     private func sigV4Request(_ request: ObjectSignRequest) throws -> SigV4PresignRequest {
         if let problem = ObjectKeyRule.problem(with: request.key) { throw ObjectSignError.invalidKey(problem) }

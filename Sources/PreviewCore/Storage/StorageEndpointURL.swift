@@ -4,6 +4,10 @@ public struct StorageEndpointURL: Sendable, Equatable {
     public var scheme: String
     /// `host[:port]` as written (`[v6]:port` for IPv6 literals).
     public var authority: String
+    /// The authority as clients send it in `Host`: as written, without the scheme's default
+    /// port (`https://h:443` gives `h`, `http://h:8080` keeps `h:8080`). The one rule both
+    /// presigners sign `host` by (S3 lower-cases it as well, as botocore does).
+    public var requestAuthority: String
     /// The host without port, lower-cased, brackets kept for IPv6.
     public var hostName: String
     /// The path after the authority without a trailing `/` ("" when none).
@@ -26,7 +30,8 @@ public struct StorageEndpointURL: Sendable, Equatable {
         let authority = String(rest[..<slash])
         var path = String(rest[slash...])
         while path.hasSuffix("/") { path.removeLast() }
-        guard !authority.isEmpty, !authority.contains("@"), SigV4Canonical.host(authority, scheme: scheme) != nil
+        guard !authority.isEmpty, !authority.contains("@"),
+            let requestAuthority = SigV4Canonical.hostHeader(authority, scheme: scheme)
         else { return nil }
         var hostName = authority
         if authority.hasPrefix("[") {
@@ -36,6 +41,7 @@ public struct StorageEndpointURL: Sendable, Equatable {
         }
         self.scheme = scheme
         self.authority = authority
+        self.requestAuthority = requestAuthority
         self.hostName = hostName.lowercased()
         self.path = path
     }

@@ -2,12 +2,36 @@
 /// touches only keys of one stream (hash tag `{s:<id>}`), so it is Redis Cluster safe;
 /// see `RedisKeys` for the layout and for how the global indexes stay consistent.
 enum PreviewScripts {
+    /// Records an issued upload unless its stream already has `max` pending ones.
+    /// KEYS: upload, pending. ARGV: uploadId, now, commitDeadline, record TTL seconds, max, then
+    /// field/value pairs of the upload hash.
+    /// Returns {"recorded", 0}, or {"full", the oldest pending upload's commit deadline}. Pending
+    /// uploads past their deadline (score < now: commit refuses them) are trimmed first, so they
+    /// stop counting; their records and objects expire as before.
+    static let recordUpload = RedisScript(
+        name: "recordUpload",
+        source: """
+            local now = tonumber(ARGV[2])
+            redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2])
+            if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then
+              local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+              return {'full', tonumber(oldest[2])}
+            end
+            redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+            redis.call('EXPIRE', KEYS[1], ARGV[4])
+            redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+            local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+            redis.call('EXPIRE', KEYS[2], math.max(1, tonumber(last[2]) - now + 1))
+            return {'recorded', 0}
+            """)
+
     /// Publishes a verified upload as the stream's new preview version.
-    /// KEYS: preview, version, upload, retired, likers.
+    /// KEYS: preview, version, upload, retired, likers, pending.
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, then field/value pairs.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone or past its commit
-    /// deadline). The upload record is consumed: its objects now belong to the preview.
+    /// deadline). The upload record is consumed (and leaves the pending set): its objects now
+    /// belong to the preview.
     static let publish = RedisScript(
         name: "publish",
         source: """
@@ -27,6 +51,7 @@ enum PreviewScripts {
             redis.call('DEL', KEYS[1])
             redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 4))
             redis.call('DEL', KEYS[3])
+            redis.call('ZREM', KEYS[6], ARGV[1])
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
 

@@ -19,22 +19,41 @@ public final class PreviewStore: Sendable {
 
     // MARK: Uploads
 
-    /// Records an issued upload, and enters its objects in the garbage index at once, so an
-    /// abandoned upload is collected after its commit deadline. One round trip. The record's
-    /// Redis TTL (an hour past the deadline) only cleans up; the deadline field decides.
-    public func recordUpload(_ upload: PendingUpload, now: Int64) throws {
-        let key = keys.upload(upload.streamId, upload.uploadId)
-        var hset = ["HSET", key]
-        for (field, value) in upload.fields { hset += [field, value] }
+    /// What `recordUpload` did.
+    public enum RecordOutcome: Sendable, Equatable {
+        case recorded
+        /// The stream already has `maxPending` uploads pending; the oldest stops counting after
+        /// its commit deadline, `retryAfter` seconds from now.
+        case tooManyPending(retryAfter: Int64)
+    }
+
+    /// Records an issued upload unless its stream already has `maxPending` (>= 1) uploads
+    /// neither committed nor past their commit deadline: counted and recorded atomically by
+    /// one script on the stream's slot. Then enters its objects in the garbage index, so an
+    /// abandoned upload is collected after its commit deadline (a refused upload adds nothing).
+    /// The record's Redis TTL (an hour past the deadline) only cleans up; the deadline decides.
+    public func recordUpload(_ upload: PendingUpload, now: Int64, maxPending: Int) throws -> RecordOutcome {
+        let id = upload.streamId
+        var args = [
+            upload.uploadId, String(now), String(upload.commitDeadline),
+            String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)),
+        ]
+        for (field, value) in upload.fields { args += [field, value] }
         let due = String(upload.commitDeadline + 1)
-        let replies = try pool.withConnection { connection in
-            try connection.pipeline([
-                ["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey],
-                hset,
-                ["EXPIRE", key, String(max(1, upload.commitDeadline - now) + 3600)],
-            ])
+        let reply = try pool.withConnection { connection in
+            try connection.eval(
+                PreviewScripts.recordUpload, keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id)],
+                args: args)
         }
-        try Self.check(replies)
+        guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
+        else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the recordUpload script")
+        }
+        if status == "full" { return .tooManyPending(retryAfter: max(1, deadline + 1 - now)) }
+        _ = try pool.withConnection { connection in
+            try connection.command(["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey])
+        }
+        return .recorded
     }
 
     /// The pending upload and the live preview (with its likes) of a stream, in one round trip.
@@ -71,7 +90,7 @@ public final class PreviewStore: Sendable {
                 PreviewScripts.publish,
                 keys: [
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id),
-                    keys.likers(id),
+                    keys.likers(id), keys.pendingUploads(id),
                 ],
                 args: args)
         }
