@@ -103,12 +103,21 @@ struct ProtobufTests {
         expectError(refused, status: 422, code: "object_size_mismatch", target: "thumbnail", protobuf: true)
         #expect(try api.feedItems().isEmpty)
 
+        // Objects are written once: the stored empty thumbnail stays, and the client starts a new upload.
         let thumbnail = TestMedia.jpeg(size: 333)
+        expectError(
+            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail), status: 409,
+            code: "object_exists")
+        let again = try api.send(
+            "POST", "/api/preview/post", headers: [("Content-Type", Self.protobuf)], body: [0x08, 42], token: token)
+        try #require(again.status == 200, "\(again.text)")
+        let retry = try again.protobuf(StreamPreviewPostResponse.self)
+        #expect(try api.put(retry.movieBodyUrl, headers: retry.movieHeaders, body: movie).status == 200)
         #expect(
-            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail).status == 200)
+            try api.put(retry.movieThumbnailBodyUrl, headers: retry.thumbnailHeaders, body: thumbnail).status == 200)
         let committed = try api.send(
             "POST", "/api/preview/commit", headers: [("Content-Type", Self.protobuf)],
-            body: StreamPreviewCommitRequest(streamId: 42, uploadId: issued.uploadId).protobufBytes(), token: token)
+            body: StreamPreviewCommitRequest(streamId: 42, uploadId: retry.uploadId).protobufBytes(), token: token)
         try #require(committed.status == 200, "\(committed.text)")
         let item = try committed.protobuf(FeedItem.self)
         #expect(try api.send("GET", item.movieUrl).body == movie)

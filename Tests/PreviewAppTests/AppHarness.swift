@@ -73,6 +73,10 @@ final class AppHarness {
         }
         if let body { request.body = body }
         for (name, value) in headers { request.headers.add(name, value) }
+        if !request.body.isEmpty, request.headers["Content-Length"] == nil, request.headers["Transfer-Encoding"] == nil
+        {
+            request.headers.add("Content-Length", String(request.body.count))  // as any HTTP client sends it
+        }
         let head = HTTPRequestHead(
             method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
         switch router.admit(head) {
@@ -132,10 +136,13 @@ final class AppHarness {
         return try FeedResponse(json: response.bytes).items
     }
 
-    func objectExists(_ url: String) -> Bool {
+    /// Whether the object of a URL is stored; throws when the store cannot tell (so a negative
+    /// check never passes on a failed inspection).
+    func objectExists(_ url: String) throws -> Bool {
         let path = pathAndQuery(url).split(separator: "?")[0]
-        let key = String(path.dropFirst(Route.objectsPrefix.count))
-        return (try? local.inspect(key: QueryString.decode(key, plusIsSpace: false), prefixLength: 0)) != nil
+        let key = QueryString.decode(String(path.dropFirst(Route.objectsPrefix.count)), plusIsSpace: false)
+        try #require(ObjectKeyPath.isSafe(key), "not an object URL: \(url)")
+        return try local.exists(key: key)
     }
 
     func pathAndQuery(_ url: String) -> String {

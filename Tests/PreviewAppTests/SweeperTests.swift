@@ -15,12 +15,12 @@ import Testing
         #expect(try app.feed().isEmpty, "an expired preview is not served even before the sweep")
         let report = try app.sweeper.sweepOnce(now: app.now)
         #expect(report.previewsRemoved == 1)
-        #expect(app.objectExists(item.movieUrl), "viewers may still play it during the grace period")
+        #expect(try app.objectExists(item.movieUrl), "viewers may still play it during the grace period")
 
         app.advance(seconds: 3601)
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(!app.objectExists(item.movieUrl))
-        #expect(!app.objectExists(item.thumbnailUrl))
+        #expect(try !app.objectExists(item.movieUrl))
+        #expect(try !app.objectExists(item.thumbnailUrl))
     }
 
     @Test func aReplacedPreviewsObjectsSurviveTheGracePeriodAndTheLiveOnesAreNeverDeleted() throws {
@@ -34,13 +34,13 @@ import Testing
         for _ in 0..<8 {
             app.advance(seconds: 59)
             _ = try app.sweeper.sweepOnce(now: app.now)
-            #expect(app.objectExists(second.movieUrl) && app.objectExists(second.thumbnailUrl))
+            #expect(try app.objectExists(second.movieUrl) && app.objectExists(second.thumbnailUrl))
         }
-        #expect(app.objectExists(first.movieUrl), "still inside the grace period")
+        #expect(try app.objectExists(first.movieUrl), "still inside the grace period")
         app.advance(seconds: 3600)
         _ = try app.sweeper.sweepOnce(now: app.now)
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(!app.objectExists(first.movieUrl) && !app.objectExists(first.thumbnailUrl))
+        #expect(try !app.objectExists(first.movieUrl) && !app.objectExists(first.thumbnailUrl))
     }
 
     @Test func anAbandonedUploadIsCollectedOnlyAfterItCanNoLongerBeCommitted() throws {
@@ -49,19 +49,19 @@ import Testing
         let issued = try app.upload(stream: 5, token: streamer, movie: TestClips.mp4, thumbnail: TestClips.jpeg)
         app.advance(seconds: 900)  // URLs expired, the commit window still open
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(app.objectExists(issued.movieBodyUrl))
+        #expect(try app.objectExists(issued.movieBodyUrl))
         let commit = app.send(
             "POST", "/api/preview/commit", token: streamer, json: #"{"streamId":"5","uploadId":"\#(issued.uploadId)"}"#)
         #expect(commit.status == 200, "a late commit within the window works: \(commit.text)")
         app.advance(seconds: 400)
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(app.objectExists(issued.movieBodyUrl), "committed objects are live, never collected")
+        #expect(try app.objectExists(issued.movieBodyUrl), "committed objects are live, never collected")
 
         // A second upload that is never committed goes once its window has passed.
         let abandoned = try app.upload(stream: 5, token: streamer, movie: TestClips.mp4, thumbnail: TestClips.jpeg)
         app.advance(seconds: 1201)
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(!app.objectExists(abandoned.movieBodyUrl) && !app.objectExists(abandoned.movieThumbnailBodyUrl))
+        #expect(try !app.objectExists(abandoned.movieBodyUrl) && !app.objectExists(abandoned.movieThumbnailBodyUrl))
     }
 
     @Test func theSweeperDoesNotRemoveAPreviewRecommittedAfterItLookedAtTheIndex() throws {
@@ -85,9 +85,9 @@ import Testing
         #expect(app.send("DELETE", "/api/preview/9", token: owner).status == 204)
         #expect(try app.feed().isEmpty)
         #expect(app.send("DELETE", "/api/preview/9", token: app.token("root", .admin)).status == 204)
-        #expect(app.objectExists(item.movieUrl))
+        #expect(try app.objectExists(item.movieUrl))
         app.advance(seconds: 3601)
         _ = try app.sweeper.sweepOnce(now: app.now)
-        #expect(!app.objectExists(item.movieUrl))
+        #expect(try !app.objectExists(item.movieUrl))
     }
 }

@@ -3,40 +3,49 @@ import PreviewCore
 
 /// `PUT|GET|HEAD|DELETE /objects/<key>`: the embedded object store, checking SigV4-shaped signed URLs
 /// the way S3 does (method, path, expiry, signed headers), with Range support for players.
+///
+/// A PUT is decided on its head, before any body byte is read (`admitPut`), and its body streams
+/// to disk; each object is written once.
 struct ObjectHandlers: Sendable {
     let store: LocalObjectStore
     let maxObjectBytes: Int64
     let nowSeconds: @Sendable () -> Int64
 
-    /// The most bytes a PUT may send, read from its (not yet verified) URL: a forged larger
-    /// limit fails the signature check afterwards, and nothing is ever above the global limit.
-    func bodyLimit(rawQuery: String) -> Int {
-        let claimed =
-            QueryString.parse(rawQuery).last { $0.0 == LocalObjectStore.maxBytesParameter }
-            .flatMap { Int64($0.1) } ?? 0
-        return Int(max(0, min(claimed, maxObjectBytes)))
-    }
-
-    func put(_ request: HTTPRequest) throws -> HTTPResponse {
-        if request.bodyTooLarge {
-            // A URL that allows no upload at all (a GET URL) is a signature problem, not a size one.
-            let allowsUpload = QueryString.parse(request.rawQuery).contains {
-                $0.0 == LocalObjectStore.maxBytesParameter
-            }
-            guard allowsUpload else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
-            throw APIError(.payloadTooLarge, "the object is larger than this URL allows")
+    /// Decides a PUT from its head alone: a `Content-Length` (411 without one), the signature,
+    /// method and expiry (403), the length against the signed `content-length` and the URL's
+    /// signed maximum (413), and that the key is still free (409 `object_exists`). Returns the
+    /// upload the body streams into, stored with the content type the URL signed.
+    func admitPut(_ head: HTTPRequestHead) throws -> LocalObjectUpload {
+        guard let lengthText = head.headers["Content-Length"] else {
+            throw APIError(
+                .lengthRequired, "send the object with a Content-Length (a chunked body has none)",
+                target: "Content-Length")
         }
-        let info = try verified(request, as: "PUT")
+        guard !lengthText.isEmpty, lengthText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let length = Int64(lengthText)
+        else { throw APIError.invalid("Content-Length", "Content-Length must be a decimal number of bytes") }
+        let info = try verifiedUpload(head, length: length)
         guard let maxText = info.extraQuery.last(where: { $0.name == LocalObjectStore.maxBytesParameter })?.value,
             let max = Int64(maxText)
         else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
-        guard Int64(request.body.count) <= max else {
-            throw APIError(.payloadTooLarge, "the object is larger than this URL allows")
+        guard length <= min(max, maxObjectBytes) else {
+            throw APIError(.payloadTooLarge, "the object is \(length) bytes; this URL allows \(max)")
         }
-        let contentType =
-            info.signedHeaders["content-type"] ?? request.headers["Content-Type"] ?? "application/octet-stream"
-        try store.write(key: try key(of: info.path), bytes: request.body, contentType: contentType)
-        return HTTPResponse(status: 200)
+        let key = try key(of: info.path)
+        guard try !store.exists(key: key) else { throw Self.alreadyStored }
+        return try store.beginUpload(
+            key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream")
+    }
+
+    /// Publishes a PUT whose whole body has streamed into the upload `admitPut` returned.
+    func put(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let upload = request.bodySink as? LocalObjectUpload else { throw NotStreamed() }
+        switch try upload.publish() {
+        case .stored: return HTTPResponse(status: 200)
+        case .alreadyStored: throw Self.alreadyStored
+        case .incomplete(let received):
+            throw APIError.invalid("Content-Length", "the body ended after \(received) of \(upload.length) bytes")
+        }
     }
 
     func get(_ request: HTTPRequest, head: Bool) throws -> HTTPResponse {
@@ -44,7 +53,7 @@ struct ObjectHandlers: Sendable {
         if store.publicBaseURL != nil {
             key = try self.key(of: PercentEncoding.decode(Array(request.path.utf8)))
         } else {
-            key = try self.key(of: try verified(request, as: head ? "HEAD" : "GET").path)
+            key = try self.key(of: try verified(Self.head(of: request), as: head ? "HEAD" : "GET").path)
         }
         guard let path = store.dataPath(key), let size = fileSize(path) else {
             throw APIError(.notFound, "no such object")
@@ -60,9 +69,9 @@ struct ObjectHandlers: Sendable {
             headers.add("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(size)")
             return HTTPResponse(status: 206, headers: headers, body: .file(path: path, offset: offset, length: length))
         case .unsatisfiable:
-            headers.remove("Content-Type")
-            headers.add("Content-Range", "bytes */\(size)")
-            return HTTPResponse(status: 416, headers: headers)
+            throw APIFailure(
+                APIError(.rangeNotSatisfiable, "the range starts past the object's \(size) bytes", target: "Range"),
+                headers: HTTPHeaders([("Content-Range", "bytes */\(size)")]))
         }
     }
 
@@ -70,14 +79,54 @@ struct ObjectHandlers: Sendable {
     /// 204 too). The service itself deletes local objects directly; this serves other clients
     /// of the store, such as the object client's tests.
     func delete(_ request: HTTPRequest) throws -> HTTPResponse {
-        try store.delete(key: try key(of: try verified(request, as: "DELETE").path))
+        try store.delete(key: try key(of: try verified(Self.head(of: request), as: "DELETE").path))
         return HTTPResponse(status: 204)
     }
 
-    private func verified(_ request: HTTPRequest, as method: String) throws(APIError) -> SignedURLInfo {
-        let result = store.verifier.verify(
-            method: method, rawPath: request.path, rawQuery: request.rawQuery, headers: request.headers,
-            now: nowSeconds(), secretForAccessKey: store.secret(forAccessKey:))
+    private static func head(of request: HTTPRequest) -> HTTPRequestHead {
+        HTTPRequestHead(
+            method: request.method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
+    }
+
+    private static let alreadyStored = APIError(
+        .objectExists, "this object is already stored; objects are written once (commit the upload)")
+
+    /// The PUT's signed URL, checked on the head. A genuine URL whose signed `content-length`
+    /// differs from the one sent is a size problem (413), not a signature one: that is checked
+    /// by verifying once more with the URL's own signed maximum as the length (an upload with a
+    /// declared size signs it as both).
+    private func verifiedUpload(_ head: HTTPRequestHead, length: Int64) throws(APIError) -> SignedURLInfo {
+        let result = verify(head, as: "PUT")
+        if case .failure(.signatureMismatch) = result,
+            let claimed = QueryString.parse(head.rawQuery).last(where: { $0.0 == LocalObjectStore.maxBytesParameter }),
+            let signedLength = Int64(claimed.1), signedLength != length
+        {
+            var withSignedLength = head
+            withSignedLength.headers.set("Content-Length", String(signedLength))
+            switch verify(withSignedLength, as: "PUT") {
+            case .success, .failure(.expired):
+                throw APIError(
+                    .payloadTooLarge, "this URL takes exactly \(signedLength) bytes; the request declares \(length)",
+                    target: "Content-Length")
+            case .failure: break
+            }
+        }
+        return try checked(result, method: "PUT")
+    }
+
+    private func verified(_ head: HTTPRequestHead, as method: String) throws(APIError) -> SignedURLInfo {
+        try checked(verify(head, as: method), method: method)
+    }
+
+    private func verify(_ head: HTTPRequestHead, as method: String) -> Result<SignedURLInfo, SigV4VerificationFailure> {
+        var head = head
+        head.method = method
+        return store.verifier.verify(head, now: nowSeconds(), secretForAccessKey: store.secret(forAccessKey:))
+    }
+
+    private func checked(
+        _ result: Result<SignedURLInfo, SigV4VerificationFailure>, method: String
+    ) throws(APIError) -> SignedURLInfo {
         switch result {
         case .success(let info): return info
         case .failure(.expired): throw APIError(.urlExpired, "this URL has expired")
@@ -103,5 +152,11 @@ struct ObjectHandlers: Sendable {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return UInt64(info.st_size)
+    }
+
+    /// A PUT reached `respond` without the upload its admission streams into (a server that
+    /// did not honour `.stream`): a bug, answered as `internal`.
+    private struct NotStreamed: Error, CustomStringConvertible {
+        var description: String { "an object PUT arrived without its streamed upload" }
     }
 }

@@ -27,9 +27,17 @@ struct Router: HTTPResponder {
         }
     }
 
+    /// Decided on the head: object PUTs stream into the store or are refused before any body
+    /// byte (other object requests carry no body); API bodies are buffered up to 64 KiB, and a
+    /// larger declared one is refused at once.
     func admit(_ head: HTTPRequestHead) -> RequestAdmission {
-        if head.method == "PUT", head.path.hasPrefix(Route.objectsPrefix), let objects {
-            return .buffer(limit: objects.bodyLimit(rawQuery: head.rawQuery))
+        if case .success(.object(let method, _)) = Route.parse(method: head.method, path: head.path) {
+            guard method == .put, let objects else { return .buffer(limit: 0) }
+            do {
+                return .stream(try objects.admitPut(head))
+            } catch {
+                return .reject(answer(head, error))
+            }
         }
         if let declared = head.headers["Content-Length"].flatMap(Int.init), declared > WireIO.maxAPIBodyBytes {
             return .reject(
@@ -44,21 +52,16 @@ struct Router: HTTPResponder {
         }
     }
 
-    /// An error answer to a request refused on its head, logged like any other request.
-    private func answer(_ head: HTTPRequestHead, _ error: APIError) -> HTTPResponse {
+    /// An error answer to a request refused on its head, rendered and logged like any other.
+    private func answer(_ head: HTTPRequestHead, _ error: any Error) -> HTTPResponse {
+        let started = context.nowMilliseconds()
         let requestId = Self.requestId()
         let request = HTTPRequest(
             method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
             remoteAddress: head.remoteAddress)
-        var response = WireIO.error(error, requestId: requestId, for: request)
+        var response = errorResponse(error, requestId: requestId, for: request)
         response.headers.add("X-Request-Id", requestId)
-        Log.info(
-            "request",
-            [
-                "request_id": requestId, "method": head.method, "path": head.path,
-                "status": String(response.status), "error": error.code.rawValue,
-            ])
-        return response
+        return finished(response, for: request, requestId: requestId, started: started)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -67,19 +70,43 @@ struct Router: HTTPResponder {
         var response: HTTPResponse
         do {
             response = try dispatch(request)
-        } catch let error as APIError {
-            response = WireIO.error(error, requestId: requestId, for: request)
-        } catch let error as RedisError where error.kind != .server {
-            Log.warn("redis_unavailable", ["request_id": requestId, "error": error.description])
-            response = WireIO.error(.redisUnavailable, requestId: requestId, for: request)
-        } catch let error as StorageError {
-            Log.warn("storage_unavailable", ["request_id": requestId, "error": error.description])
-            response = WireIO.error(.storageUnavailable, requestId: requestId, for: request)
         } catch {
-            Log.error("internal_error", ["request_id": requestId, "path": request.path, "error": "\(error)"])
-            response = WireIO.error(.internalError, requestId: requestId, for: request)
+            response = errorResponse(error, requestId: requestId, for: request)
         }
         response.headers.add("X-Request-Id", requestId)
+        return finished(response, for: request, requestId: requestId, started: started)
+    }
+
+    /// Every failure as an API error response, in one place.
+    private func errorResponse(_ error: any Error, requestId: String, for request: HTTPRequest) -> HTTPResponse {
+        switch error {
+        case let error as APIError:
+            return WireIO.error(error, requestId: requestId, for: request)
+        case let failure as APIFailure:
+            var response = WireIO.error(failure.error, requestId: requestId, for: request)
+            for field in failure.headers { response.headers.add(field.name, field.value) }
+            return response
+        case let error as RedisError where error.kind != .server:
+            Log.warn("redis_unavailable", ["request_id": requestId, "error": error.description])
+            return WireIO.error(.redisUnavailable, requestId: requestId, for: request)
+        case let error as StorageError:
+            Log.warn("storage_unavailable", ["request_id": requestId, "error": error.description])
+            return WireIO.error(.storageUnavailable, requestId: requestId, for: request)
+        default:
+            Log.error("internal_error", ["request_id": requestId, "path": request.path, "error": "\(error)"])
+            return WireIO.error(.internalError, requestId: requestId, for: request)
+        }
+    }
+
+    /// Adds what every response of its route carries, and logs the request once.
+    private func finished(
+        _ response: HTTPResponse, for request: HTTPRequest, requestId: String, started: Int64
+    ) -> HTTPResponse {
+        var response = response
+        if request.path.hasPrefix(Route.objectsPrefix) {
+            // Objects are served with the type their upload URL signed; browsers must not guess another.
+            response.headers.set("X-Content-Type-Options", "nosniff")
+        }
         Log.info(
             "request",
             [
@@ -91,7 +118,7 @@ struct Router: HTTPResponder {
 
     private func dispatch(_ request: HTTPRequest) throws -> HTTPResponse {
         let route = try Route.parse(method: request.method, path: request.path).mapError(\.apiError).get()
-        if request.bodyTooLarge, !isObject(route) {
+        if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
         switch route {
@@ -113,11 +140,6 @@ struct Router: HTTPResponder {
             case .delete: return try objects.delete(request)
             }
         }
-    }
-
-    private func isObject(_ route: Route) -> Bool {
-        if case .object = route { return true }
-        return false
     }
 
     /// 16 hex digits; unique enough to find a request in the logs.

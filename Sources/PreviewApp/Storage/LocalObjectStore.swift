@@ -3,11 +3,12 @@ import PreviewCore
 import Synchronization
 
 /// The embedded object store: objects are files under `<data>/objects/data/<key>`, their
-/// content types under `<data>/objects/meta/<key>`, and this process serves them under
+/// content types under `<data>/objects/meta/<key>`, uploads in progress under
+/// `<data>/objects/tmp`, and this process serves them under
 /// `/objects/<key>` with SigV4-shaped signed URLs (region `local`, service `s3`).
 ///
-/// An object appears only when completely written: bytes go to a temporary file that is
-/// renamed into place.
+/// Objects are written once: a PUT streams into a temporary file (`LocalObjectUpload`) that is
+/// published with `link()`, so an object appears whole or not at all and is never replaced.
 final class LocalObjectStore: ObjectStorage {
     static let maxBytesParameter = LocalStoreSigner.maxBytesParameter
 
@@ -32,6 +33,11 @@ final class LocalObjectStore: ObjectStorage {
         signedURLs = SignedURLCache()
         for folder in ["data", "meta", "tmp"] {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+        }
+        // Partial uploads of a process that stopped mid-PUT: never published, never read again.
+        // This process owns the data dir (its Redis lives there too), so none of them is live.
+        for leftover in try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp") {
+            try FileManager.default.removeItem(atPath: "\(root)/tmp/\(leftover)")
         }
     }
 
@@ -67,7 +73,7 @@ final class LocalObjectStore: ObjectStorage {
         }
     }
 
-    /// Signs a URL for any method on `key` (also used by tests and, later, `presign`).
+    /// Signs a URL for any method on `key` (also used by tests).
     func sign(
         method: String, key: String, headers: [(name: String, value: String)], query: [(name: String, value: String)],
         signingTime: Int64, expiresIn: Int64
@@ -86,10 +92,39 @@ final class LocalObjectStore: ObjectStorage {
     func dataPath(_ key: String) -> String? { ObjectKeyPath.isSafe(key) ? "\(root)/data/\(key)" : nil }
     private func metaPath(_ key: String) -> String { "\(root)/meta/\(key)" }
 
+    /// Whether an object is stored under `key`; throws when the file system cannot tell.
+    func exists(key: String) throws -> Bool {
+        guard let path = dataPath(key) else { return false }
+        var info = stat()
+        if stat(path, &info) == 0 { return true }
+        if errno == ENOENT || errno == ENOTDIR { return false }
+        throw StorageError("cannot stat \(path): \(String(cString: strerror(errno)))")
+    }
+
+    /// Starts writing `key`: the body of `length` bytes streams into the returned upload, which
+    /// publishes it with the content type given (the one the URL signed).
+    func beginUpload(key: String, length: Int64, contentType: String) throws -> LocalObjectUpload {
+        guard let path = dataPath(key) else { throw StorageError("unsafe object key") }
+        return try LocalObjectUpload(
+            temporaryFolder: "\(root)/tmp", dataPath: path, metaPath: metaPath(key), length: length,
+            contentType: contentType)
+    }
+
+    /// Stores a whole object at once through the same write-once path as a PUT; throws if the
+    /// key is taken.
+    func write(key: String, bytes: [UInt8], contentType: String) throws {
+        let upload = try beginUpload(key: key, length: Int64(bytes.count), contentType: contentType)
+        guard bytes.withUnsafeBytes({ upload.write($0) }) else { throw StorageError("cannot write \(key)") }
+        switch try upload.publish() {
+        case .stored: return
+        case .alreadyStored: throw StorageError("\(key) is already stored")
+        case .incomplete(let received): throw StorageError("\(key): \(received) of \(bytes.count) bytes written")
+        }
+    }
+
     func inspect(key: String, prefixLength: Int) throws -> ObjectInfo? {
-        guard let path = dataPath(key) else { return nil }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
+        guard let handle = try openForReading(key) else { return nil }
+        defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
         let size = Int64(try handle.seekToEnd())
         try handle.seek(toOffset: 0)
         let prefix = [UInt8](try handle.read(upToCount: prefixLength) ?? Data())
@@ -98,24 +133,17 @@ final class LocalObjectStore: ObjectStorage {
 
     func read(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
         guard offset >= 0, length >= 0 else { throw StorageError("a read needs a non-negative offset and length") }
-        guard let path = dataPath(key) else { return nil }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
+        guard let handle = try openForReading(key) else { return nil }
+        defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
         let size = try handle.seekToEnd()
         guard UInt64(offset) < size, length > 0 else { return [] }
         try handle.seek(toOffset: UInt64(offset))
         return [UInt8](try handle.read(upToCount: length) ?? Data())
     }
 
+    /// The content type stored with the object: the one its upload URL signed.
     func storedContentType(_ key: String) -> String? {
         (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Stores an object atomically: content type first, then the bytes renamed into place.
-    func write(key: String, bytes: [UInt8], contentType: String) throws {
-        guard let path = dataPath(key) else { throw StorageError("unsafe object key") }
-        try writeAtomically(path: metaPath(key), bytes: Array(contentType.utf8))
-        try writeAtomically(path: path, bytes: bytes)
     }
 
     func delete(key: String) throws {
@@ -132,40 +160,15 @@ final class LocalObjectStore: ObjectStorage {
         }
     }
 
-    private func writeAtomically(path: String, bytes: [UInt8]) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = "\(root)/tmp/\(UUID().uuidString)"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StorageError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
-            while written < buffer.count {
-                let n = Foundation.write(fd, base + written, buffer.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return fsync(fd) == 0
+    /// The object's file open for reading; nil when there is no such object (or the key is
+    /// unsafe), an error when the file system fails otherwise.
+    private func openForReading(_ key: String) throws -> FileHandle? {
+        guard let path = dataPath(key) else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw StorageError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw StorageError("cannot store \(path): \(reason)")
-        }
-    }
-}
-
-/// Which object keys the local store accepts as file names.
-enum ObjectKeyPath {
-    /// Non-empty UTF-8 up to 1,024 bytes, relative, no empty, `.` or `..` segments, no NUL:
-    /// a key can never leave the objects folder.
-    static func isSafe(_ key: String) -> Bool {
-        let bytes = key.utf8
-        guard !bytes.isEmpty, bytes.count <= 1024, !bytes.contains(0) else { return false }
-        return key.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && $0 != "." && $0 != ".."
-        }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 }

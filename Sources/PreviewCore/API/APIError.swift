@@ -30,6 +30,12 @@ public struct APIError: Error, Sendable, Equatable {
         case notAcceptable = "not_acceptable"
         case uploadNotFound = "upload_not_found"
         case objectMissing = "object_missing"
+        /// The object is already stored: the local store writes each object once (as S3 answers
+        /// 412 to `If-None-Match: *`). A client that lost the answer to its PUT can go on to commit.
+        case objectExists = "object_exists"
+        /// An object PUT without `Content-Length` (for example chunked): its size must be known
+        /// before the body is read.
+        case lengthRequired = "length_required"
         case payloadTooLarge = "payload_too_large"
         case unsupportedMediaType = "unsupported_media_type"
         case rangeNotSatisfiable = "range_not_satisfiable"
@@ -55,7 +61,8 @@ public struct APIError: Error, Sendable, Equatable {
             case .notFound, .streamNotLive: return 404
             case .methodNotAllowed: return 405
             case .notAcceptable: return 406
-            case .uploadNotFound, .objectMissing: return 409
+            case .uploadNotFound, .objectMissing, .objectExists: return 409
+            case .lengthRequired: return 411
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416

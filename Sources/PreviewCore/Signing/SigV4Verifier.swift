@@ -72,15 +72,6 @@ public struct SigV4Verifier: Sendable {
             now: now, secretForAccessKey: secretForAccessKey)
     }
 
-    /// Verifies a complete request value.
-    public func verify(
-        _ request: HTTPRequest, now: Int64, secretForAccessKey: (String) -> String?
-    ) -> Result<SignedURLInfo, SigV4VerificationFailure> {
-        verify(
-            method: request.method, rawPath: request.path, rawQuery: request.rawQuery, headers: request.headers,
-            now: now, secretForAccessKey: secretForAccessKey)
-    }
-
     /// The canonical request this verifier computes for a request, for logging beside a
     /// `signatureMismatch` (operators diff it against the client's).
     public func canonicalRequest(
