@@ -21,6 +21,7 @@ struct HTTPServerFramingTests {
             ),
             ("two different Content-Lengths", "Content-Length: 0\r\nContent-Length: 40\r\n", ""),
             ("two equal Content-Lengths", "Content-Length: 5\r\nContent-Length: 5\r\n", "hello"),
+            // MHD answers this one itself, before admission (its 400 repeats its own head).
             ("a Content-Length list", "Content-Length: 5, 5\r\n", "hello"),
             ("Transfer-Encoding gzip", "Transfer-Encoding: gzip\r\n", "hello"),
             ("Transfer-Encoding gzip, chunked", "Transfer-Encoding: gzip, chunked\r\n", "0\r\n\r\n"),

@@ -6,7 +6,6 @@ import Synchronization
 /// Records every head, refusal and request it sees; admits with `admission` (by default
 /// `.buffer(limit:)`) and answers with `answer`.
 final class RecordingResponder: HTTPResponder {
-    let delayMicroseconds: UInt32
     let admission: @Sendable (HTTPRequestHead) -> RequestAdmission
     let answer: @Sendable (HTTPRequest) -> HTTPResponse
     private let heads = Mutex<[HTTPRequestHead]>([])
@@ -14,12 +13,11 @@ final class RecordingResponder: HTTPResponder {
     private let requests = Mutex<[HTTPRequest]>([])
 
     init(
-        limit: Int = 1 << 20, delayMicroseconds: UInt32 = 0,
+        limit: Int = 1 << 20,
         answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in
             HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
         }
     ) {
-        self.delayMicroseconds = delayMicroseconds
         self.admission = { _ in .buffer(limit: limit) }
         self.answer = answer
     }
@@ -30,7 +28,6 @@ final class RecordingResponder: HTTPResponder {
             HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
         }
     ) {
-        self.delayMicroseconds = 0
         self.admission = admission
         self.answer = answer
     }
@@ -51,7 +48,6 @@ final class RecordingResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         requests.withLock { $0.append(request) }
-        if delayMicroseconds > 0 { usleep(delayMicroseconds) }
         return answer(request)
     }
 }
