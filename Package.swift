@@ -11,7 +11,9 @@ let package = Package(
     products: [.executable(name: "streampreview", targets: ["streampreview"])],
     targets: [
         // System libraries from Debian (module.modulemap + one-line header each).
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // hiredis without pkg-config: its .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
+        // warning; the header is on the default include path (<hiredis/hiredis.h>).
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),

@@ -31,7 +31,7 @@ struct SecretConfigurationTests {
             ([], ["STREAMPREVIEW_TOKEN_SECRET": String(repeating: "x", count: 31)]),
         ])
     func weakSecretValue(arguments: [String], environment: [String: String]) throws {
-        let parent = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-weak")
+        let parent = try TestPaths.makeTemporaryDirectory(prefix: "sp-weak")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         for command in [["serve", "--port", "0"], ["token", "--sub", "ann"]] {
             let result = try run(
@@ -82,7 +82,7 @@ struct SecretConfigurationTests {
         "An empty, short, missing or unreadable secret file stops serve with exit 78 and is left as it was",
         arguments: badFiles)
     func badSecretFile(_ bad: BadFile) throws {
-        let data = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-bad")
+        let data = try TestPaths.makeTemporaryDirectory(prefix: "sp-bad")
         defer { try? FileManager.default.removeItem(atPath: data) }
         for (name, content) in bad.dataFiles { try write(content, to: data + "/" + name) }
         let result = try run(
@@ -98,7 +98,7 @@ struct SecretConfigurationTests {
 
     @Test("Generated secrets are mode 0600 in a 0700 data dir; a data dir open to others is made private")
     func privateFiles() throws {
-        let data = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-modes")
+        let data = try TestPaths.makeTemporaryDirectory(prefix: "sp-modes")
         defer { try? FileManager.default.removeItem(atPath: data) }
         #expect(chmod(data, 0o755) == 0)
         let service = try ServiceProcess(dataDirectory: data)
@@ -117,7 +117,7 @@ struct SecretConfigurationTests {
         "serve and token read the secret from the environment or a file; upload reads STREAMPREVIEW_TOKEN or --token-file"
     )
     func secretsFromEnvironmentAndFiles() throws {
-        let work = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-env")
+        let work = try TestPaths.makeTemporaryDirectory(prefix: "sp-env")
         defer { try? FileManager.default.removeItem(atPath: work) }
         try write(Self.secret + "\n", to: work + "/token-secret-file")
         let service = try ServiceProcess(arguments: ["--token-secret-file", work + "/token-secret-file"])
@@ -152,7 +152,7 @@ struct SecretConfigurationTests {
 
     @Test("A token signed with a rotated key verifies by its kid; lifetimes over --max-token-lifetime are refused")
     func keyRotationAndLifetime() throws {
-        let work = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-kid")
+        let work = try TestPaths.makeTemporaryDirectory(prefix: "sp-kid")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let rotated = String(repeating: "r", count: 40)
         try write("# next key\nk2 \(rotated)\n", to: work + "/keys")

@@ -136,7 +136,7 @@ import Testing
     // MARK: files (in process: `token` reads them before signing anything)
 
     @Test func anEmptyShortOrMissingSecretFileStopsTokenWithExit78() throws {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-secret")
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-secret")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let empty = directory + "/empty", short = directory + "/short", blank = directory + "/blank"
         try Data().write(to: URL(fileURLWithPath: empty))
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func anEmptyTokenSecretInTheDataDirIsRefusedAndKept() throws {
-        let directory = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-secret")
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-secret")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data().write(to: URL(fileURLWithPath: directory + "/token-secret"))
         #expect(
@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func aMissingTokenSecretIsCreatedMode0600InAPrivateDataDir() throws {
-        let parent = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-secret")
+        let parent = try TestPaths.makeTemporaryDirectory(prefix: "sp-secret")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         let data = try DataDirectory(path: parent + "/data")
         let secret = try data.secret(named: "token-secret")
@@ -180,7 +180,7 @@ import Testing
     }
 
     @Test func anExistingDataDirOpenToOthersIsMadePrivate() throws {
-        let parent = try ServiceProcess.makeTemporaryDirectory(prefix: "sp-secret")
+        let parent = try TestPaths.makeTemporaryDirectory(prefix: "sp-secret")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         let path = parent + "/data"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)

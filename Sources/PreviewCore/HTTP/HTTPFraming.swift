@@ -21,7 +21,7 @@ public enum HTTPFraming {
         if encodings.count > 1 {
             return .ambiguousFraming("more than one Transfer-Encoding field")
         }
-        if let encoding = encodings.first, encoding.trimmingSpaces().lowercased() != "chunked" {
+        if let encoding = encodings.first, encoding.trimmingSpacesAndTabs().lowercased() != "chunked" {
             return .ambiguousFraming("Transfer-Encoding other than chunked")
         }
         return nil

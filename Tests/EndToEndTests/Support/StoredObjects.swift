@@ -12,7 +12,7 @@ func objectKey(ofURL url: String) -> String? {
     let path = target.pathAndQuery.prefix { $0 != "?" }
     guard path.hasPrefix(Route.objectsPrefix) else { return nil }
     return String(
-        decoding: PercentEncoding.decode(Array(path.dropFirst(Route.objectsPrefix.count).utf8)), as: UTF8.self)
+        decoding: PercentDecoding.lenient(path.dropFirst(Route.objectsPrefix.count)), as: UTF8.self)
 }
 
 /// The bytes the server stored under `key` (its data dir holds objects under `objects/data/<key>`),
