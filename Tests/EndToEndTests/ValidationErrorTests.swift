@@ -54,6 +54,27 @@ struct ValidationErrorTests {
         expectError(none, status: 415, code: "unsupported_media_type", target: "Content-Type")
     }
 
+    @Test("An API body declared over 64 KiB is refused with 413 on its head: no 100 Continue, connection closed")
+    func oversizedDeclaredBodyIsRefusedBeforeItIsRead() throws {
+        let service = try ServiceProcess()
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let target = try RawTarget(service.baseURL + "/api/preview/post")
+        let connection = try RawConnection(target)
+        try connection.send(
+            target.head(
+                "POST",
+                [
+                    ("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
+                    ("Content-Length", String(10 * 1024 * 1024)), ("Expect", "100-continue"),
+                ]))
+        // No body byte is sent: a server that read (or drained) the body first would never answer.
+        let response = try connection.readResponse()
+        #expect(response.status == 413, "the first answer is the refusal, not 100 Continue")
+        #expect(try ErrorResponse(json: response.body).code == "payload_too_large")
+        #expect(response["Connection"]?.lowercased() == "close")
+        #expect(try connection.closedByServer())
+    }
+
     @Test("An Accept that admits neither JSON nor protobuf is 406 not_acceptable, in JSON; q=0 excludes a format")
     func notAcceptable() throws {
         let service = try ServiceProcess()
