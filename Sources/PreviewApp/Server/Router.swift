@@ -28,22 +28,27 @@ struct Router: HTTPResponder {
     }
 
     /// Decided on the head: object PUTs stream into the store or are refused before any body
-    /// byte (other object requests carry no body); API bodies are buffered up to 64 KiB, and a
-    /// larger declared one is refused at once.
+    /// byte; other object requests take no body, API requests up to 64 KiB, and a larger
+    /// declared body is refused at once instead of being read.
     func admit(_ head: HTTPRequestHead) -> RequestAdmission {
+        var limit = WireIO.maxAPIBodyBytes
         if case .success(.object(let method, _)) = Route.parse(method: head.method, path: head.path) {
-            guard method == .put, let objects else { return .buffer(limit: 0) }
-            do {
-                return .stream(try objects.admitPut(head))
-            } catch {
-                return .reject(answer(head, error))
+            if method == .put, let objects {
+                do {
+                    return .stream(try objects.admitPut(head))
+                } catch {
+                    return .reject(answer(head, error))
+                }
             }
+            limit = 0
         }
-        if let declared = head.headers["Content-Length"].flatMap(Int.init), declared > WireIO.maxAPIBodyBytes {
-            return .reject(
-                answer(head, APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")))
+        // The HTTP server has refused a Content-Length that is not a plain decimal number, so one
+        // that does not fit an Int is larger than any limit.
+        if let declared = head.headers["Content-Length"], Int(declared).map({ $0 > limit }) ?? true {
+            let message = limit == 0 ? "this request takes no body" : "the request body is over \(limit) bytes"
+            return .reject(answer(head, APIError(.payloadTooLarge, message)))
         }
-        return .buffer(limit: WireIO.maxAPIBodyBytes)
+        return .buffer(limit: limit)
     }
 
     func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
