@@ -10,6 +10,9 @@ final class ConnectionDeadline: Sendable {
     let socket: Int32
     /// Monotonic nanoseconds (`ConnectionWatchdog.now()`); `Int64.max` means none.
     private let deadline: Atomic<Int64>
+    /// Set once a request on this connection has completed: from then on each head is timed
+    /// from its request line, while the first one stays timed from connecting.
+    private let keptAlive = Atomic<Bool>(false)
 
     init(socket: Int32, deadline: Int64) {
         self.socket = socket
@@ -19,6 +22,20 @@ final class ConnectionDeadline: Sendable {
     /// The connection must make its next step by `instant`.
     func set(_ instant: Int64) {
         deadline.store(instant, ordering: .relaxed)
+    }
+
+    /// A request line has arrived: on a kept-alive connection the rest of its head is due by
+    /// `instant`; the first head of a connection stays due by the deadline set on connecting, so
+    /// sending the request line late does not buy a second header timeout.
+    func requestLineArrived(headDueBy instant: Int64) {
+        if keptAlive.load(ordering: .relaxed) { set(instant) }
+    }
+
+    /// A request has completed: the kept-alive connection must send its next request line by
+    /// `instant`.
+    func requestCompleted(idleUntil instant: Int64) {
+        keptAlive.store(true, ordering: .relaxed)
+        set(instant)
     }
 
     /// The connection is being served: the server, not the client, owes the next step.

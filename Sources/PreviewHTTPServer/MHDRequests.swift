@@ -49,9 +49,10 @@ func requestStarted(
     guard let cls, let uri, let connection else { return nil }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     let raw = Array(UnsafeRawBufferPointer(start: uri, count: strlen(uri)))
-    // A request line has arrived: the rest of its head is due within the header timeout.
+    // A request line has arrived: on a kept-alive connection the rest of its head is due within
+    // the header timeout (the first head of a connection is due within it of connecting).
     let deadline = connectionDeadline(of: connection)
-    deadline?.set(ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
+    deadline?.requestLineArrived(headDueBy: ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
     return Unmanaged.passRetained(RequestState(target: RequestTarget(raw: raw), deadline: deadline)).toOpaque()
 }
 
@@ -71,7 +72,7 @@ func requestCompleted(
     guard let cls else { return }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     // Kept alive, the connection now waits for its next request line.
-    state.deadline?.set(ConnectionWatchdog.after(seconds: context.idleTimeoutSeconds))
+    state.deadline?.requestCompleted(idleUntil: ConnectionWatchdog.after(seconds: context.idleTimeoutSeconds))
     if state.head != nil { context.inFlight.subtract(1, ordering: .releasing) }
 }
 
