@@ -60,6 +60,7 @@ build_module() {
         echo "fuzz.sh: compiling $name"
         "$swiftc" "${flags[@]}" "${openssl[@]}" -I "$modules" -module-name "$name" -wmo -c \
             -emit-module -emit-module-path "$modules/$name.swiftmodule" -o "$out/$name.o" "${sources[@]}"
+        touch "$out/$name.o"  # swiftc keeps the old time stamp of an object whose bytes did not change
     fi
 }
 
