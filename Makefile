@@ -11,6 +11,7 @@ help:
 	@echo "make test   install Debian packages (as root), build and run the whole test suite"
 	@echo "make build  debug build"
 	@echo "make lint   swift format lint (strict, the checked-in .swift-format); make format applies it"
+	@echo "make fuzz   build the libFuzzer targets and run each for FUZZ_SECONDS (default 60)"
 
 deps:
 	scripts/install-deps.sh run
@@ -37,7 +38,15 @@ format:
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip LocalStack
+	FUZZ_SECONDS=10 scripts/fuzz.sh
 	scripts/test-s3.sh
+
+# libFuzzer targets of the pure decoders (Tests/Fuzz/<Target>), built into .build/fuzz and run
+# FUZZ_SECONDS each on their seed corpora; new inputs stay under .build/fuzz (scripts/fuzz.sh).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:
 	rm -rf .build

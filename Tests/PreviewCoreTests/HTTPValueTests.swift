@@ -23,6 +23,14 @@ import Testing
             #expect(ByteRange.resolve(header, length: 100) == .whole, "\(header)")
         }
     }
+
+    /// RFC 9110 positions are digits only; a sign makes the range invalid, so it is ignored.
+    /// (Found by the Range fuzz target: `Bytes=+1  - ` was served as 206.)
+    @Test func positionsWithASignAreNotRangesAndGiveTheWholeBody() {
+        for header in ["bytes=+1-2", "Bytes=+1  - ", "bytes=1-+2", "bytes=-+5", "bytes=-1-2"] {
+            #expect(ByteRange.resolve(header, length: 100) == .whole, "\(header)")
+        }
+    }
 }
 
 @Suite struct NegotiationTests {

@@ -20,18 +20,24 @@ public enum ByteRange: Sendable, Equatable {
         let last = String(parts[1]).trimmingSpacesAndTabs()
         if first.isEmpty {
             // Suffix range: the last N bytes.
-            guard let suffix = UInt64(last) else { return .whole }
+            guard let suffix = position(last) else { return .whole }
             guard suffix > 0, length > 0 else { return .unsatisfiable }
             let count = min(suffix, length)
             return .partial(offset: length - count, length: count)
         }
-        guard let start = UInt64(first) else { return .whole }
+        guard let start = position(first) else { return .whole }
         guard start < length else { return .unsatisfiable }
         var end = length - 1
         if !last.isEmpty {
-            guard let requested = UInt64(last), requested >= start else { return .whole }
+            guard let requested = position(last), requested >= start else { return .whole }
             end = min(requested, length - 1)
         }
         return .partial(offset: start, length: end - start + 1)
+    }
+
+    /// A position is `1*DIGIT` (RFC 9110 §14.1.1); `UInt64(_:)` alone would also take a sign.
+    private static func position(_ text: String) -> UInt64? {
+        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return UInt64(text)
     }
 }

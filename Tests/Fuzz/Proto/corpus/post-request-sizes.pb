@@ -1,0 +1,2 @@
+*ÛÅ"	video/mp4*
+image/jpeg
