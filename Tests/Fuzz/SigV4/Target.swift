@@ -70,7 +70,7 @@ func resigned(method: String, rawPath: String, rawQuery: String, headers: HTTPHe
     let signatureName = SigV4Canonical.Param.signature
     let kept = rawQuery.split(separator: "&", omittingEmptySubsequences: false).filter { piece in
         let name = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        return SigV4Encoding.percentDecode(String(name), plusIsSpace: true) != Array(signatureName.utf8)
+        return PercentDecoding.strict(name, plusIsSpace: true) != Array(signatureName.utf8)
     }
     let placeholder = (kept + ["\(signatureName)=\(String(repeating: "0", count: 64))"]).joined(separator: "&")
     guard case .success(let parameters) = SigV4QueryParser.parse(placeholder),
@@ -83,7 +83,7 @@ func resigned(method: String, rawPath: String, rawQuery: String, headers: HTTPHe
     let stringToSign = SigV4Canonical.stringToSign(
         amzDate: auth.amzDate, scope: SigV4Canonical.scope(date: auth.date, region: auth.region, service: auth.service),
         canonicalRequest: canonical, crypto: crypto)
-    let signature = SigV4Encoding.hex(
+    let signature = Hex.encode(
         SigV4Canonical.signature(signingKey: key, stringToSign: stringToSign, crypto: crypto))
     return (kept + ["\(signatureName)=\(signature)"]).joined(separator: "&")
 }
