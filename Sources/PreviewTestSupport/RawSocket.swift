@@ -13,55 +13,43 @@ public enum RawSocket {
     public static func connect(host: String, port: UInt16, source: String? = nil, blocking: Bool = true) throws
         -> Int32
     {
-        let family = isIPv6(host) ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)), 0)
-        guard fd >= 0 else { throw failure("socket") }
-        do {
-            if let source {
-                let bound = try withAddress(source, port: 0) { bind(fd, $0, $1) }
-                guard bound == 0 else { throw failure("bind to \(source)") }
+        try withAddress(host, port: port) { remote, remoteLength, family in
+            let fd = socket(family, Int32(SOCK_STREAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)), 0)
+            guard fd >= 0 else { throw failure("socket") }
+            do {
+                if let source {
+                    let bound = try withAddress(source, port: 0) { local, localLength, _ in
+                        bind(fd, local, localLength)
+                    }
+                    guard bound == 0 else { throw failure("bind to \(source)") }
+                }
+                guard Glibc.connect(fd, remote, remoteLength) == 0 || (!blocking && errno == EINPROGRESS) else {
+                    throw failure("connect to \(host):\(port)")
+                }
+                return fd
+            } catch {
+                _ = close(fd)  // never used: the failure above is what is reported
+                throw error
             }
-            let result = try withAddress(host, port: port) { Glibc.connect(fd, $0, $1) }
-            guard result == 0 || (!blocking && errno == EINPROGRESS) else {
-                throw failure("connect to \(host):\(port)")
-            }
-            return fd
-        } catch {
-            _ = close(fd)  // never used: the failure above is what is reported
-            throw error
         }
     }
 
-    private static func isIPv6(_ host: String) -> Bool { host.contains(":") }
-
-    /// Runs `body` with `host:port` as a socket address and its length.
+    /// Runs `body` with `host:port` as a socket address, its length and its address family.
+    /// `host` must be an IPv4 or IPv6 literal (AI_NUMERICHOST: no name is looked up).
     private static func withAddress<T>(
-        _ host: String, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T
+        _ host: String, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t, Int32) throws -> T
     ) throws -> T {
-        if isIPv6(host) {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
-                throw RawHTTPConnection.Failure(description: "not an IPv6 literal: \(host)")
-            }
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        defer { if let list { freeaddrinfo(list) } }
+        guard status == 0, let info = list?.pointee, let address = info.ai_addr else {
+            throw RawHTTPConnection.Failure(
+                description: "not an IP address literal: \(host) (\(String(cString: gai_strerror(status))))")
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw RawHTTPConnection.Failure(description: "not an IPv4 literal: \(host)")
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        return try body(address, info.ai_addrlen, info.ai_family)
     }
 
     /// A failure of the socket call `call`, with the reason errno gives.
