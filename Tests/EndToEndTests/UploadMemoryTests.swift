@@ -16,7 +16,7 @@ struct UploadMemoryTests {
     @Test("200 concurrent unsigned 10 MiB PUTs raise the server's RSS by less than 16 MiB")
     func unsignedUploadsCostNoMemory() throws {
         let service = try ServiceProcess()
-        let target = try RawTarget(service.baseURL + "/objects/previews/1/forged/movie.mp4")
+        let target = try RawHTTPTarget(service.baseURL + "/objects/previews/1/forged/movie.mp4")
         let headers = [("Content-Type", "video/mp4"), ("Content-Length", String(Self.tenMiB))]
         func requests(_ count: Int) -> [ConcurrentPuts.Request] {
             // Spread over four loopback addresses, below any per-address connection limit.
@@ -63,7 +63,7 @@ struct UploadMemoryTests {
                 token: token)
             try #require(reply.status == 200, "post: \(reply.text)")
             let issued = try reply.json(StreamPreviewPostResponse.self)
-            let target = try RawTarget(issued.movieBodyUrl)
+            let target = try RawHTTPTarget(issued.movieBodyUrl)
             requests.append(
                 ConcurrentPuts.Request(
                     target: target, headers: issued.movieHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },

@@ -58,8 +58,8 @@ struct ValidationErrorTests {
     func oversizedDeclaredBodyIsRefusedBeforeItIsRead() throws {
         let service = try ServiceProcess()
         let token = try service.token(sub: "sam", role: "streamer", streams: [42])
-        let target = try RawTarget(service.baseURL + "/api/preview/post")
-        let connection = try RawConnection(target)
+        let target = try RawHTTPTarget(service.baseURL + "/api/preview/post")
+        let connection = try RawHTTPConnection(target)
         try connection.send(
             target.head(
                 "POST",

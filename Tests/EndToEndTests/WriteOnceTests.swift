@@ -48,10 +48,10 @@ struct WriteOnceTests {
     @Test("A PUT cut short stores nothing, and a retried full PUT succeeds")
     func putCutShortStoresNothing() throws {
         let upload = try IssuedUpload()
-        let target = try RawTarget(upload.issued.movieBodyUrl)
+        let target = try RawHTTPTarget(upload.issued.movieBodyUrl)
         let temporary = upload.service.dataDirectory + "/objects/tmp"
         do {
-            let connection = try RawConnection(target)
+            let connection = try RawHTTPConnection(target)
             // The headers the upload names: its type and its signed Content-Length.
             let headers = upload.issued.movieHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             #expect(upload.issued.movieHeaders["Content-Length"] == String(upload.movie.count))
@@ -85,8 +85,8 @@ struct WriteOnceTests {
         let signature = try #require(queryValue(url, name: "X-Amz-Signature"))
         let forged = replacingQueryValue(
             url, name: "X-Amz-Signature", with: String(signature.dropLast()) + (signature.hasSuffix("0") ? "1" : "0"))
-        let target = try RawTarget(forged)
-        let connection = try RawConnection(target)
+        let target = try RawHTTPTarget(forged)
+        let connection = try RawHTTPConnection(target)
         try connection.send(
             target.head(
                 "PUT",
@@ -106,8 +106,8 @@ struct WriteOnceTests {
     @Test("A chunked PUT is refused with 411 length_required and stores nothing")
     func chunkedPutNeedsALength() throws {
         let upload = try IssuedUpload()
-        let target = try RawTarget(upload.issued.movieBodyUrl)
-        let connection = try RawConnection(target)
+        let target = try RawHTTPTarget(upload.issued.movieBodyUrl)
+        let connection = try RawHTTPConnection(target)
         let headers = upload.issued.movieHeaders.filter { $0.key.lowercased() != "content-length" }
             .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         try connection.send(target.head("PUT", headers + [("Transfer-Encoding", "chunked")]))

@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer admits each request on its head: buffer, stream or reject")

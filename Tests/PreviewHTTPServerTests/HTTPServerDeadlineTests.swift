@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer closes connections that miss their deadlines, however slowly they trickle")

@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer: no single client address starves the rest")

@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer refuses requests whose body length could be read two ways")

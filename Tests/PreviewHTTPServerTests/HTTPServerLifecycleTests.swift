@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer turns connections into request values")

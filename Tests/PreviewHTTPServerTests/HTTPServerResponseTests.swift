@@ -1,6 +1,7 @@
 import Glibc
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Testing
 
 @Suite("HTTPServer writes the responder's response")

@@ -1,6 +1,7 @@
 import Glibc
 import PreviewCore
 import PreviewHTTPServer
+import PreviewTestSupport
 import Synchronization
 
 /// Records every head, refusal and request it sees; admits with `admission` (by default

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -37,7 +38,7 @@ struct PatternBody {
 /// each response (or the connection's end) is recorded.
 struct ConcurrentPuts {
     struct Request {
-        var target: RawTarget
+        var target: RawHTTPTarget
         var headers: [(String, String)]
         var body: PatternBody
         /// The local address to connect from (a 127.0.0.0/8 address), to spread connections.
@@ -87,7 +88,9 @@ struct ConcurrentPuts {
         var nextTick = Date()
         while connections.contains(where: { $0.outcome == nil }) {
             let now = Date()
-            guard now < deadline else { throw RawClientError("concurrent PUTs still running after \(timeout) s") }
+            guard now < deadline else {
+                throw RawHTTPConnection.Failure(description: "concurrent PUTs still running after \(timeout) s")
+            }
             if now >= nextTick {
                 tick()
                 nextTick = now.addingTimeInterval(0.05)
@@ -97,7 +100,7 @@ struct ConcurrentPuts {
                 pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.sending ? Int16(POLLOUT) : 0), revents: 0)
             }
             guard poll(&fds, nfds_t(fds.count), 100) >= 0 || errno == EINTR else {
-                throw RawClientError("poll: \(String(cString: strerror(errno)))")
+                throw RawHTTPConnection.Failure(description: "poll: \(String(cString: strerror(errno)))")
             }
             for (connection, polled) in zip(open, fds) {
                 if polled.revents & Int16(POLLOUT) != 0, connection.sending { send(connection) }
@@ -160,19 +163,9 @@ struct ConcurrentPuts {
     /// The status of a whole response in `bytes` (head and its Content-Length body); at the
     /// connection's end, of any whole head.
     private static func completeStatus(_ bytes: [UInt8], atEnd: Bool = false) -> Int? {
-        guard
-            let end = bytes.indices.dropLast(3).first(where: {
-                bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
-            })
-        else { return nil }
-        let head = String(decoding: bytes[..<end], as: UTF8.self)
-        let lines = head.components(separatedBy: "\r\n")
-        let parts = lines[0].split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-        let length =
-            lines.dropFirst().first { $0.lowercased().hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        return atEnd || bytes.count - (end + 4) >= length ? status : nil
+        guard let head = (try? RawHTTPConnection.Response.head(in: bytes)) ?? nil else { return nil }
+        let length = head.response["Content-Length"].flatMap(Int.init) ?? 0
+        return atEnd || bytes.count - head.length >= length ? head.response.status : nil
     }
 }
 
@@ -189,7 +182,7 @@ struct ProcessMemory {
                 let value = Int(
                     line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
             else {
-                throw RawClientError("no \(name) in /proc/\(pid)/status")
+                throw ServiceProcessError("no \(name) in /proc/\(pid)/status")
             }
             return value
         }

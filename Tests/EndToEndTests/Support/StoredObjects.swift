@@ -8,7 +8,7 @@ import PreviewTestSupport
 
 /// The object key of a local-store URL (`http://host:port/objects/<key>?...`), percent-decoded.
 func objectKey(ofURL url: String) -> String? {
-    guard let target = try? RawTarget(url) else { return nil }
+    guard let target = try? RawHTTPTarget(url) else { return nil }
     let path = target.pathAndQuery.prefix { $0 != "?" }
     guard path.hasPrefix(Route.objectsPrefix) else { return nil }
     return String(
@@ -23,12 +23,12 @@ func storedObject(_ service: ServiceProcess, key: String) throws -> [UInt8]? {
     let folder = service.dataDirectory + "/objects/data"
     var info = stat()
     guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-        throw RawClientError("no objects folder at \(folder): the store's layout is not what this test reads")
+        throw ServiceProcessError("no objects folder at \(folder): the store's layout is not what this test reads")
     }
     let path = folder + "/" + key
     guard let handle = FileHandle(forReadingAtPath: path) else {
         if stat(path, &info) != 0, errno == ENOENT { return nil }
-        throw RawClientError("\(path) exists but cannot be read: \(String(cString: strerror(errno)))")
+        throw ServiceProcessError("\(path) exists but cannot be read: \(String(cString: strerror(errno)))")
     }
     defer { try? handle.close() }  // read-only
     return [UInt8](try handle.readToEnd() ?? Data())
@@ -36,6 +36,6 @@ func storedObject(_ service: ServiceProcess, key: String) throws -> [UInt8]? {
 
 /// `storedObject` for the object a URL names.
 func storedObject(_ service: ServiceProcess, url: String) throws -> [UInt8]? {
-    guard let key = objectKey(ofURL: url) else { throw RawClientError("not an object URL: \(url)") }
+    guard let key = objectKey(ofURL: url) else { throw ServiceProcessError("not an object URL: \(url)") }
     return try storedObject(service, key: key)
 }
