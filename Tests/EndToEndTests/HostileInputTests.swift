@@ -24,8 +24,8 @@ struct HostileInputTests {
         ])
     func ambiguousTransferEncodingIsRefused(_ rest: String) throws {
         let service = try ServiceProcess()
-        let target = try RawTarget(service.baseURL + "/")
-        let connection = try RawConnection(host: target.host, port: target.port, readTimeout: 5)
+        let target = try RawHTTPTarget(service.baseURL + "/")
+        let connection = try RawHTTPConnection(port: target.port, host: target.host, readTimeoutSeconds: 5)
         try connection.send(Array((Self.postHead + rest + Self.smuggled).utf8))
         let response = try connection.readResponse()
         #expect(response.status == 400)
@@ -43,8 +43,8 @@ struct HostileInputTests {
         ])
     func oversizedDeclaredBodyIsRefusedOnItsHead(_ head: String) throws {
         let service = try ServiceProcess()
-        let target = try RawTarget(service.baseURL + "/")
-        let connection = try RawConnection(host: target.host, port: target.port, readTimeout: 5)
+        let target = try RawHTTPTarget(service.baseURL + "/")
+        let connection = try RawHTTPConnection(port: target.port, host: target.host, readTimeoutSeconds: 5)
         // No body byte is sent: a server waiting for one lets the read deadline pass.
         try connection.send(Array((head + "\r\nHost: h\r\n\r\n").utf8))
         let response = try connection.readResponse()
