@@ -38,7 +38,7 @@ format:
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip LocalStack
-	FUZZ_SECONDS=10 scripts/fuzz.sh
+	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
 
 # libFuzzer targets of the pure decoders (Tests/Fuzz/<Target>), built into .build/fuzz and run
