@@ -4,9 +4,10 @@ import Synchronization
 /// An HTTP/1.1 server that asks an `HTTPResponder` to admit each request on its head, then
 /// hands it the complete request.
 ///
-/// Backed by libmicrohttpd with a pool of `threadPoolSize` worker threads; `respond(to:)` is
-/// called synchronously on them, so a blocking responder holds one worker per request.
-/// `admit` and `refuse` run on the I/O threads and must not block. A watchdog thread closes
+/// Backed by libmicrohttpd with `ioThreads` I/O threads and a pool of `threadPoolSize` worker
+/// threads. `respond(to:)` is called synchronously on the connection's I/O thread or on a
+/// worker, as `admit` chose for the request (`ResponderThread`); a blocking responder holds
+/// that thread for the request. `admit` and `refuse` run on the I/O threads and must not block. A watchdog thread closes
 /// connections past their header or idle deadline (`HTTPServerConfiguration`).
 /// Sendable without `@unchecked`: the running daemon lives inside a `Mutex`.
 public final class HTTPServer: Sendable {

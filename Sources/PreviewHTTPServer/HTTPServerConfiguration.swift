@@ -4,7 +4,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 picks a free port; `HTTPServer.start()` returns the one bound.
     public var port: UInt16 = 0
-    /// Worker threads. Responders block (Redis, disk), so this bounds concurrent requests.
+    /// libmicrohttpd threads. Each owns a share of the connections: it reads and writes them and
+    /// runs the responder of every request admitted with `ResponderThread.connection`, so this
+    /// bounds those requests in progress at once. Sized for responders that block briefly on
+    /// Redis: with 2 cores, 4 did as well as 8 and better than 2 (see the README).
+    public var ioThreads: Int = 4
+    /// Worker threads, for requests admitted with `ResponderThread.worker` or `.stream`: they may
+    /// block long (object storage, disk), so this bounds those requests in progress at once.
     public var threadPoolSize: Int = 8
     /// Connections open at once, from all clients.
     public var connectionLimit: Int = 1024

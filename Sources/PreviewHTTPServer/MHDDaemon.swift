@@ -20,6 +20,7 @@ final class MHDDaemon {
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
         let address = try ListenAddress(host: configuration.host, port: configuration.port)
         let poolSize = try Self.count("threadPoolSize", configuration.threadPoolSize, minimum: 1)
+        let ioThreads = try Self.count("ioThreads", configuration.ioThreads, minimum: 1)
         let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: 1)
         let perAddress = try Self.count("maxConnectionsPerAddress", configuration.maxConnectionsPerAddress, minimum: 1)
         let headerTimeout = try Self.count("headerTimeoutSeconds", configuration.headerTimeoutSeconds, minimum: 1)
@@ -28,16 +29,14 @@ final class MHDDaemon {
         let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
 
         // Poll, not epoll or auto: MHD 0.9.75's epoll loop stalls when exactly 128 events are
-        // ready (reproduced at 128 and 256 connections). ITC lets stop() quiesce the listener first. Each request is suspended
-        // while a ResponderPool worker runs the responder: an MHD thread owns its connections,
-        // so a responder blocking it would stall all of them, even with other workers idle.
+        // ready (reproduced at 128 and 256 connections). ITC lets stop() quiesce the listener
+        // first. An MHD thread owns its connections: a request admitted to run on it is answered
+        // there, stalling that thread's other connections meanwhile; any other is suspended while
+        // a ResponderPool worker runs the responder, so a slow responder holds a worker only.
         var flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
             | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        // MHD's own threads only parse and write, so one per core is plenty.
-        let ioThreads = UInt32(max(1, min(Int(poolSize), sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-
         guard let pool = ResponderPool(threadCount: Int(poolSize)) else {
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
@@ -196,6 +195,8 @@ final class RequestState: @unchecked Sendable {
     /// Set once `respond(to:)` has been handed the request: from then on a streamed body is
     /// the responder's, and is not abandoned.
     var dispatched = false
+    /// Where `respond(to:)` runs: this connection's MHD thread, or a pool worker.
+    var respondOn = ResponderThread.worker
     /// Set while the request is suspended, for the worker to resume.
     var connection: OpaquePointer?
     /// The responder's answer, waiting for MHD to call the handler again after resume.
@@ -245,10 +246,12 @@ func requestCompleted(
 }
 
 /// The access handler. MHD calls it once when the headers are complete (admission), once per
-/// chunk of body, once more when the body is complete (which hands the request to a worker
-/// and suspends), and once after the worker resumes the connection, which queues the
-/// response. Only refusals are answered on the first call: that skips `100 Continue` and the
-/// body, and MHD then closes the connection; any other answer there would turn keep-alive off.
+/// chunk of body, and once more when the body is complete. On that call a request admitted to
+/// run on the connection's thread is answered at once; any other is handed to a worker and
+/// suspended, and MHD calls once more after the worker resumes the connection, which queues
+/// the response. Only refusals are answered on the first call: that skips `100 Continue` and
+/// the body, and MHD then closes the connection; any other answer there would turn keep-alive
+/// off.
 func handleAccess(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
@@ -282,9 +285,12 @@ func handleAccess(
         method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
         body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: head.remoteAddress, bodySink: sink)
     state.body = []
-    state.connection = connection
     state.dispatched = true
     let responder = context.responder
+    if state.respondOn == .connection {
+        return queue(responder.respond(to: request), on: connection)
+    }
+    state.connection = connection
     let dispatched = context.pool.submit(
         {
             state.response = responder.respond(to: request)
@@ -321,8 +327,9 @@ private func admit(
         return queueClosing(response, on: connection)
     case .stream(let sink):
         state.mode = .stream(sink)
-    case .buffer(let requested):
+    case .buffer(let requested, let thread):
         let limit = max(0, requested)
+        state.respondOn = thread
         // Framing is checked above, so a Content-Length here is one plain value.
         let declared = headers["Content-Length"].flatMap(UInt64.init)
         state.mode = .buffer(limit: limit)

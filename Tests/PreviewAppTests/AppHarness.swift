@@ -82,7 +82,7 @@ final class AppHarness {
         switch router.admit(head) {
         case .reject(let response):
             return response
-        case .buffer(let limit):
+        case .buffer(let limit, _):
             if request.body.count > limit {
                 request.body = []
                 request.bodyTooLarge = true

@@ -36,9 +36,23 @@ struct ServeConnectionOptionsTests {
         #expect(fromFlags.idleTimeout == 7)
     }
 
+    @Test("4 HTTP threads and 8 worker threads by default; the environment sets them and flags override it")
+    func threads() throws {
+        let defaults = try serveOptions([])
+        #expect(defaults.threads == 4)
+        #expect(defaults.workerThreads == 8)
+        let environment = ["STREAMPREVIEW_THREADS": "6", "STREAMPREVIEW_WORKER_THREADS": "3"]
+        let fromEnvironment = try serveOptions([], environment: environment)
+        #expect(fromEnvironment.threads == 6)
+        #expect(fromEnvironment.workerThreads == 3)
+        let fromFlags = try serveOptions(["--threads", "2", "--worker-threads=16"], environment: environment)
+        #expect(fromFlags.threads == 2)
+        #expect(fromFlags.workerThreads == 16)
+    }
+
     @Test(
         "zero or a non-number is a usage error",
-        arguments: ["--max-connections-per-ip", "--header-timeout", "--idle-timeout"])
+        arguments: ["--max-connections-per-ip", "--header-timeout", "--idle-timeout", "--threads", "--worker-threads"])
     func outOfRange(flag: String) {
         #expect(throws: UsageError.self) { try serveOptions([flag, "0"]) }
         #expect(throws: UsageError.self) { try serveOptions([flag, "ten"]) }

@@ -137,9 +137,11 @@ struct HTTPServerLifecycleTests {
         }
     }
 
-    @Test("many keep-alive requests over several connections are all answered in order")
-    func manyKeepAliveRequests() throws {
-        let responder = RecordingResponder { request in
+    @Test(
+        "many keep-alive requests over several connections are all answered in order",
+        arguments: [ResponderThread.connection, .worker])
+    func manyKeepAliveRequests(thread: ResponderThread) throws {
+        let responder = RecordingResponder(on: thread) { request in
             HTTPResponse(status: 200, body: .bytes(Array(request.path.utf8)))
         }
         try withServer(responder) { port in
@@ -197,10 +199,12 @@ struct HTTPServerLifecycleTests {
         #expect(try connection.readUntilClosed().isEmpty)
     }
 
-    @Test("stop lets a request already in the responder finish and be answered")
-    func stopDrainsInFlight() throws {
+    @Test(
+        "stop lets a request already in the responder finish and be answered, on the connection's thread or a worker",
+        arguments: [ResponderThread.connection, .worker])
+    func stopDrainsInFlight(thread: ResponderThread) throws {
         let entered = Atomic<Bool>(false)
-        let responder = RecordingResponder { _ in
+        let responder = RecordingResponder(on: thread) { _ in
             entered.store(true, ordering: .releasing)
             usleep(300_000)
             return HTTPResponse(status: 200, body: .bytes(Array("late".utf8)))

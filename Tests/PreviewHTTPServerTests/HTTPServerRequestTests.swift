@@ -56,9 +56,11 @@ struct HTTPServerRequestTests {
         #expect(responder.seenHeads.first?.path == path)
     }
 
-    @Test("POST body bytes arrive exactly, small text and 1 MiB binary")
-    func postBody() throws {
-        let responder = RecordingResponder(limit: 2 << 20)
+    @Test(
+        "POST body bytes arrive exactly, small text and 1 MiB binary, on the connection's thread or a worker",
+        arguments: [ResponderThread.connection, .worker])
+    func postBody(thread: ResponderThread) throws {
+        let responder = RecordingResponder(limit: 2 << 20, on: thread)
         let binary = binaryBytes(count: 1 << 20)
         try withServer(responder) { port in
             let connection = try RawHTTPConnection(port: port)

@@ -110,9 +110,11 @@ struct HTTPServerResponseTests {
         }
     }
 
-    @Test("two requests on one connection get two keep-alive responses")
-    func keepAlive() throws {
-        let responder = RecordingResponder()
+    @Test(
+        "two requests on one connection get two keep-alive responses, answered on the connection's thread or a worker",
+        arguments: [ResponderThread.connection, .worker])
+    func keepAlive(thread: ResponderThread) throws {
+        let responder = RecordingResponder(on: thread)
         try withServer(responder) { port in
             let connection = try RawHTTPConnection(port: port)
             for path in ["/one", "/two"] {

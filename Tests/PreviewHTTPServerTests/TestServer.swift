@@ -5,7 +5,7 @@ import PreviewTestSupport
 import Synchronization
 
 /// Records every head, refusal and request it sees; admits with `admission` (by default
-/// `.buffer(limit:)`) and answers with `answer`.
+/// `.buffer(limit:on:)`) and answers with `answer`.
 final class RecordingResponder: HTTPResponder {
     let admission: @Sendable (HTTPRequestHead) -> RequestAdmission
     let answer: @Sendable (HTTPRequest) -> HTTPResponse
@@ -14,12 +14,12 @@ final class RecordingResponder: HTTPResponder {
     private let requests = Mutex<[HTTPRequest]>([])
 
     init(
-        limit: Int = 1 << 20,
+        limit: Int = 1 << 20, on thread: ResponderThread = .worker,
         answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in
             HTTPResponse(status: 200, body: .bytes(Array("ok".utf8)))
         }
     ) {
-        self.admission = { _ in .buffer(limit: limit) }
+        self.admission = { _ in .buffer(limit: limit, on: thread) }
         self.answer = answer
     }
 
@@ -84,16 +84,6 @@ func binaryBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return UInt8(truncatingIfNeeded: state >> 56)
     }
-}
-
-/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
-func eventually(within seconds: Int = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(1_000)
-    }
-    return true
 }
 
 /// Raises this process's open-descriptor soft limit to its hard limit (for tests holding

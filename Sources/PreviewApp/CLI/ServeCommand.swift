@@ -38,7 +38,8 @@ enum ServeCommand {
         }
         defer { embeddedRedis?.stop() }
 
-        let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + 2)
+        // Every HTTP thread and worker may hold a Redis connection at once.
+        let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + options.workerThreads + 2)
         let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
         let storage: any ObjectStorage
         let localStore: LocalObjectStore?
@@ -65,7 +66,8 @@ enum ServeCommand {
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
         configuration.port = options.port
-        configuration.threadPoolSize = options.threads
+        configuration.ioThreads = options.threads
+        configuration.threadPoolSize = options.workerThreads
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
@@ -128,7 +130,8 @@ enum ServeCommand {
         }
         let signer = try SignerFactory.make(options.storage, crypto: crypto)
         var configuration = RemoteObjectClient.Configuration()
-        configuration.maxIdleClients = options.threads + 2
+        // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
+        configuration.maxIdleClients = options.workerThreads + 2
         return RemoteObjectStorage(
             backend: options.storage.backend,
             client: RemoteObjectClient(signer: signer, bucket: bucket, configuration: configuration),

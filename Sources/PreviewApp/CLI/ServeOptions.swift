@@ -17,7 +17,10 @@ public struct ServeOptions: Sendable, Equatable {
     public var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
-    public var threads = 8
+    /// HTTP I/O threads, which also answer every request that needs only memory and Redis.
+    public var threads = 4
+    /// Threads for requests that may wait on object storage or disk (commit, objects).
+    public var workerThreads = 8
     /// Connections one client address may hold open at once.
     public var maxConnectionsPerIP = 64
     /// Seconds a client has to send a complete request head.
@@ -77,7 +80,14 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"
             ),
-            OptionSpec(flag: "threads", environment: "STREAMPREVIEW_THREADS", help: "HTTP worker threads (default 8)"),
+            OptionSpec(
+                flag: "threads", environment: "STREAMPREVIEW_THREADS",
+                help:
+                    "HTTP threads: they read requests and answer those that need only Redis (feed, likes, upload URLs) (default 4)"
+            ),
+            OptionSpec(
+                flag: "worker-threads", environment: "STREAMPREVIEW_WORKER_THREADS",
+                help: "threads for requests that wait on object storage or disk: commit, objects (default 8)"),
             OptionSpec(
                 flag: "max-connections-per-ip", environment: "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP",
                 help: "connections one client address may hold open at once (default 64)"),
@@ -131,7 +141,9 @@ public struct ServeOptions: Sendable, Equatable {
             }
             serve.fastStart = policy
         }
-        serve.threads = Int(try options.int64("threads", default: 8, range: 1...256))
+        serve.threads = Int(try options.int64("threads", default: Int64(serve.threads), range: 1...256))
+        serve.workerThreads = Int(
+            try options.int64("worker-threads", default: Int64(serve.workerThreads), range: 1...256))
         serve.maxConnectionsPerIP = Int(
             try options.int64("max-connections-per-ip", default: Int64(serve.maxConnectionsPerIP), range: 1...65535))
         serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)

@@ -29,10 +29,12 @@ struct Router: HTTPResponder {
 
     /// Decided on the head: object PUTs stream into the store or are refused before any body
     /// byte; other object requests take no body, API requests up to 64 KiB, and a larger
-    /// declared body is refused at once instead of being read.
+    /// declared body is refused at once instead of being read. Where the answer is computed is
+    /// decided here too, by `thread(for:)`.
     func admit(_ head: HTTPRequestHead) -> RequestAdmission {
         var limit = WireIO.maxAPIBodyBytes
-        if case .success(.object(let method, _)) = Route.parse(method: head.method, path: head.path) {
+        let route = try? Route.parse(method: head.method, path: head.path).get()
+        if case .object(let method, _) = route {
             if method == .put, let objects {
                 do {
                     return .stream(try objects.admitPut(head))
@@ -48,7 +50,20 @@ struct Router: HTTPResponder {
             let message = limit == 0 ? "this request takes no body" : "the request body is over \(limit) bytes"
             return .reject(answer(head, APIError(.payloadTooLarge, message)))
         }
-        return .buffer(limit: limit)
+        return .buffer(limit: limit, on: Self.thread(for: route))
+    }
+
+    /// Where a route is answered. On the connection's I/O thread (no suspend, no hand-off) when
+    /// its handler touches only memory, signing and Redis; on a worker when it may wait on object
+    /// storage or disk, so a stalled store never holds the threads that serve reads. Commit HEADs
+    /// and reads objects and retries with sleeps; objects are files moved through the store. An
+    /// unknown route (nil) is an error answer.
+    static func thread(for route: Route?) -> ResponderThread {
+        guard let route else { return .connection }
+        switch route {
+        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return .connection
+        case .commitPreview, .object: return .worker
+        }
     }
 
     func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {

@@ -27,12 +27,13 @@ public struct HTTPResponse: Sendable {
 }
 
 /// Answers requests. The server adapter calls `admit` and `refuse` on its I/O thread, so they
-/// must decide from the head alone and never block; `respond` runs on a worker thread and may.
+/// must decide from the head alone and never block; `respond` runs where `admit` said
+/// (`ResponderThread`): on the I/O thread only for quick work, on a worker when it may block long.
 public protocol HTTPResponder: Sendable {
     /// Decides, from the head alone, how the body is read or whether the request is refused
     /// before any body byte (and before `100 Continue`).
     func admit(_ head: HTTPRequestHead) -> RequestAdmission
-    /// Called once the whole body has arrived. For a `.stream` admission `request.body` is
+    /// Called once the whole body has arrived, on the thread `admit` chose. For a `.stream` admission `request.body` is
     /// empty and `request.bodySink` is the sink that received every byte.
     func respond(to request: HTTPRequest) -> HTTPResponse
     /// The answer to a request the server refuses on its own before admission (ambiguous

@@ -1,18 +1,32 @@
 /// What a responder decides from a request's head alone, before any body byte is read and
 /// before `100 Continue` is sent.
 public enum RequestAdmission: Sendable {
-    /// Read the body into memory, at most `limit` bytes (API messages). A body declared larger
-    /// must be refused in `admit` instead (413 at once); if it is not, the server reads and
-    /// drops it and hands `respond(to:)` a request with `bodyTooLarge` set. A chunked body
-    /// that grows past the limit is not drained: the server closes the connection without an
-    /// answer and `respond(to:)` is not called (libmicrohttpd cannot queue a response while a
-    /// body is being received).
-    case buffer(limit: Int)
-    /// Hand each body chunk to `sink` as it arrives (uploads: never held whole in memory).
+    /// Read the body into memory, at most `limit` bytes (API messages), then call `respond(to:)`
+    /// on the thread `on` names. A body declared larger must be refused in `admit` instead
+    /// (413 at once); if it is not, the server reads and drops it and hands `respond(to:)` a
+    /// request with `bodyTooLarge` set. A chunked body that grows past the limit is not drained:
+    /// the server closes the connection without an answer and `respond(to:)` is not called
+    /// (libmicrohttpd cannot queue a response while a body is being received).
+    case buffer(limit: Int, on: ResponderThread = .worker)
+    /// Hand each body chunk to `sink` as it arrives (uploads: never held whole in memory);
+    /// `respond(to:)` then runs on a worker (`ResponderThread.worker`).
     case stream(any HTTPBodySink)
     /// Answer with this response now, without reading the body: no `100 Continue`, and the
     /// connection is closed after it (`Connection: close`).
     case reject(HTTPResponse)
+}
+
+/// Which thread runs `respond(to:)` for a request admitted with `.buffer`.
+public enum ResponderThread: Sendable, Equatable {
+    /// The server's I/O thread that owns the connection, as soon as the body is in: no suspend,
+    /// no hand-off to another thread. While the responder runs, the other connections of that
+    /// thread wait, so only for responders that touch memory and make short calls to a fast
+    /// service (Redis) at most.
+    case connection
+    /// A thread of the worker pool, the connection suspended meanwhile: for responders that may
+    /// wait on a slow service (object storage, retries with sleeps) or move large bodies, so
+    /// the I/O threads keep serving every other connection.
+    case worker
 }
 
 /// Receives a streamed request body, chunk by chunk, on the server's I/O thread.

@@ -1,0 +1,14 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Polls `condition` every millisecond until it holds or `seconds` pass; returns whether it held.
+/// Tests wait for a condition with this instead of sleeping a fixed time.
+public func eventually(within seconds: Int = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(1_000)
+    }
+    return true
+}
