@@ -24,8 +24,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// seconds without any progress before a request body or response is given up.
     public var idleTimeoutSeconds: Int = 30
     public var listenBacklog: Int = 511
-    /// Per-connection memory; bounds the request line plus headers.
-    public var connectionMemoryLimit: Int = 64 * 1024
+    /// Per-connection memory; bounds the request line plus headers. libmicrohttpd 0.9.75 clears
+    /// the whole of it after every request, so it is resident for each kept-alive connection and
+    /// cleared at each request: 16 KiB holds the longest bearer token (8 KiB) with room to spare,
+    /// and 1,000 connections in 16 MiB.
+    public var connectionMemoryLimit: Int = 16 * 1024
 
     public init() {}
 }

@@ -56,6 +56,20 @@ struct HTTPServerRequestTests {
         #expect(responder.seenHeads.first?.path == path)
     }
 
+    @Test("a head carrying the longest bearer token the service accepts (8 KiB) fits the per-connection memory")
+    func longestTokenFits() throws {
+        let responder = RecordingResponder()
+        let token = String(repeating: "t", count: 8192)
+        try withServer(responder) { port in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send(
+                "GET /api/feed?limit=20 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: client/1.0\r\n"
+                    + "Accept: application/json\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+        }
+        #expect(responder.seenRequests.first?.headers["Authorization"] == "Bearer \(token)")
+    }
+
     @Test(
         "POST body bytes arrive exactly, small text and 1 MiB binary, on the connection's thread or a worker",
         arguments: [ResponderThread.connection, .worker])
