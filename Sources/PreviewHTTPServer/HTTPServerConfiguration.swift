@@ -7,7 +7,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// libmicrohttpd threads. Each owns a share of the connections: it reads and writes them and
     /// runs the responder of every request admitted with `ResponderThread.connection`, so this
     /// bounds those requests in progress at once. Sized for responders that block briefly on
-    /// Redis: with 2 cores, 4 did as well as 8 and better than 2 (see the README).
+    /// Redis: on 2 cores, 2, 4 and 8 served one-Redis-call requests alike within noise.
     public var ioThreads: Int = 4
     /// Worker threads, for requests admitted with `ResponderThread.worker` or `.stream`: they may
     /// block long (object storage, disk), so this bounds those requests in progress at once.
