@@ -7,8 +7,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// libmicrohttpd threads. Each owns a share of the connections: it reads and writes them and
     /// runs the responder of every request admitted with `ResponderThread.connection`, so this
     /// bounds those requests in progress at once. Sized for responders that block briefly on
-    /// Redis: on 2 cores, 2, 4 and 8 served one-Redis-call requests alike within noise.
-    public var ioThreads: Int = 4
+    /// Redis: on 2 cores 2, 4 and 8 served one-Redis-call requests alike within noise, and each
+    /// thread waits out a Redis round trip, so 8 also suit a Redis across a network.
+    public var ioThreads: Int = 8
     /// Worker threads, for requests admitted with `ResponderThread.worker` or `.stream`: they may
     /// block long (object storage, disk), so this bounds those requests in progress at once.
     public var threadPoolSize: Int = 8

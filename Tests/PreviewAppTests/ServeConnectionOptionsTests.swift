@@ -36,10 +36,10 @@ struct ServeConnectionOptionsTests {
         #expect(fromFlags.idleTimeout == 7)
     }
 
-    @Test("4 HTTP threads and 8 worker threads by default; the environment sets them and flags override it")
+    @Test("8 HTTP threads and 8 worker threads by default; the environment sets them and flags override it")
     func threads() throws {
         let defaults = try serveOptions([])
-        #expect(defaults.threads == 4)
+        #expect(defaults.threads == 8)
         #expect(defaults.workerThreads == 8)
         let environment = ["STREAMPREVIEW_THREADS": "6", "STREAMPREVIEW_WORKER_THREADS": "3"]
         let fromEnvironment = try serveOptions([], environment: environment)

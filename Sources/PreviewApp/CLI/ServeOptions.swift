@@ -18,7 +18,7 @@ public struct ServeOptions: Sendable, Equatable {
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
     /// HTTP I/O threads, which also answer every request that needs only memory and Redis.
-    public var threads = 4
+    public var threads = 8
     /// Threads for requests that may wait on object storage or disk (commit, objects).
     public var workerThreads = 8
     /// Connections one client address may hold open at once.
@@ -83,7 +83,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "threads", environment: "STREAMPREVIEW_THREADS",
                 help:
-                    "HTTP threads: they read requests and answer those that need only Redis (feed, likes, upload URLs) (default 4)"
+                    "HTTP threads: they read requests and answer those that need only Redis (feed, likes, upload URLs) (default 8)"
             ),
             OptionSpec(
                 flag: "worker-threads", environment: "STREAMPREVIEW_WORKER_THREADS",
