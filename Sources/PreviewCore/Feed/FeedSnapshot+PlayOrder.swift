@@ -20,9 +20,9 @@ public struct FeedPick: Sendable, Equatable {
 extension FeedSnapshot {
     /// A viewer's feed in play order, at most `limit` items. `current`, if live, is moved to the
     /// head so a refresh never yanks the clip being played; previews expired at `now` are left
-    /// out. `flags` is asked only about the streams that can decide it: the first unseen-order
-    /// candidates (and `current`), then — only when those hold fewer than `limit` unseen
-    /// streams — all the others, in one more call.
+    /// out. `flags` is asked only about the streams that can decide it: the first 2×limit+24
+    /// unseen-order candidates (and `current`); only when those hold fewer than `limit` unseen
+    /// streams, about the next ones, in batches four times larger each time.
     public func playOrder(
         now: Int64, limit: Int, current: Int64?, flags: (_ streamIds: [Int64]) throws -> [ViewerFlags]
     ) rethrows -> [FeedPick] {
@@ -56,14 +56,16 @@ extension FeedSnapshot {
         let wanted = currentIndex == nil ? limit : limit - 1
         var picks: [FeedPick] = []
         picks.reserveCapacity(limit)
-        try ask(upTo: 2 * limit + 24)
+        var batchSize = 2 * limit + 24
+        try ask(upTo: batchSize)
         if let currentIndex { picks.append(pick(currentIndex)) }
         var position = 0
         var taken = 0
         while taken < wanted {
             if position == cursor {
                 guard cursor < unseenOrder.count else { break }
-                try ask(upTo: unseenOrder.count)
+                batchSize *= 4  // a viewer who has seen most streams: few, growing batches
+                try ask(upTo: batchSize)
             }
             let index = unseenOrder[position]
             position += 1
