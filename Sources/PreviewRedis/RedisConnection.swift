@@ -39,19 +39,24 @@ public final class RedisConnection {
     /// True after a connection-level failure, until the next call re-dials.
     public var isBroken: Bool { context == nil }
 
-    /// Sends one command (`redisCommandArgv`, binary safe) and waits for its reply.
+    /// Sends one command (binary safe) and waits for its reply.
     /// An error reply is thrown as `RedisError(.server)` with the server's text.
     public func command(_ args: [String]) throws -> RedisValue {
-        try command(bytes: args.map { Array($0.utf8) })
+        try Self.checkNotEmpty(args)
+        return try command(RESPRequest([args]))
     }
 
     /// `command(_:)` for arguments that are arbitrary bytes.
     public func command(bytes args: [[UInt8]]) throws -> RedisValue {
         try Self.checkNotEmpty(args)
+        return try command(RESPRequest(bytes: [args]))
+    }
+
+    private func command(_ request: RESPRequest) throws -> RedisValue {
         let c = try connectedContext()
         let reply: RedisValue
         do {
-            reply = try Self.roundTrip(c, args, endpoint: endpoint)
+            reply = try Self.roundTrip(c, request, endpoint: endpoint)
         } catch {
             markBroken()
             throw error
@@ -60,28 +65,27 @@ public final class RedisConnection {
         return reply
     }
 
-    /// Sends all commands in one write (`redisAppendCommandArgv` each), then reads one reply per command, in order.
+    /// Sends all commands in one write, then reads one reply per command, in order.
     /// Error replies come back inline as `.error`; only connection-level failures throw.
     public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
-        try pipeline(bytes: commands.map { $0.map { Array($0.utf8) } })
+        for command in commands { try Self.checkNotEmpty(command) }
+        return try pipeline(RESPRequest(commands))
     }
 
     /// `pipeline(_:)` for arguments that are arbitrary bytes.
     public func pipeline(bytes commands: [[[UInt8]]]) throws -> [RedisValue] {
-        guard !commands.isEmpty else { return [] }
         for command in commands { try Self.checkNotEmpty(command) }
+        return try pipeline(RESPRequest(bytes: commands))
+    }
+
+    private func pipeline(_ request: RESPRequest) throws -> [RedisValue] {
+        guard request.commandCount > 0 else { return [] }
         let c = try connectedContext()
         do {
-            for command in commands {
-                let status = Self.withArgv(command) { argc, argv, lengths in
-                    redisAppendCommandArgv(c, argc, argv, lengths)
-                }
-                // Only fails when out of memory; the output buffer is then in an unknown state.
-                guard status == REDIS_OK else { throw Self.error(from: c, savedErrno: errno, endpoint: endpoint) }
-            }
+            try Self.append(request, to: c, endpoint: endpoint)
             var replies: [RedisValue] = []
-            replies.reserveCapacity(commands.count)
-            for _ in commands { replies.append(try Self.readReply(c, endpoint: endpoint)) }
+            replies.reserveCapacity(request.commandCount)
+            for _ in 0..<request.commandCount { replies.append(try Self.readReply(c, endpoint: endpoint)) }
             return replies
         } catch {
             markBroken()
@@ -147,13 +151,13 @@ public final class RedisConnection {
             }
             if let password = endpoint.password {
                 let args = ["AUTH"] + (endpoint.username.map { [$0] } ?? []) + [password]  // AUTH [username] password
-                if case .error(let message) = try Self.roundTrip(c, args.map { Array($0.utf8) }, endpoint: endpoint) {
+                if case .error(let message) = try Self.roundTrip(c, RESPRequest([args]), endpoint: endpoint) {
                     throw RedisError(kind: .server, message: "AUTH refused by \(endpoint): \(message)")
                 }
             }
             if endpoint.database != 0 {
-                let args = ["SELECT", String(endpoint.database)].map { Array($0.utf8) }
-                if case .error(let message) = try Self.roundTrip(c, args, endpoint: endpoint) {
+                let args = ["SELECT", String(endpoint.database)]
+                if case .error(let message) = try Self.roundTrip(c, RESPRequest([args]), endpoint: endpoint) {
                     throw RedisError(
                         kind: .server, message: "SELECT \(endpoint.database) refused by \(endpoint): \(message)")
                 }
@@ -169,13 +173,21 @@ public final class RedisConnection {
 
     /// One command, one reply; error replies are returned as `.error`, I/O failures thrown.
     private static func roundTrip(
-        _ c: UnsafeMutablePointer<redisContext>, _ args: [[UInt8]], endpoint: RedisEndpoint
+        _ c: UnsafeMutablePointer<redisContext>, _ request: RESPRequest, endpoint: RedisEndpoint
     ) throws -> RedisValue {
-        let raw = withArgv(args) { argc, argv, lengths in redisCommandArgv(c, argc, argv, lengths) }
-        let savedErrno = errno
-        guard let raw else { throw error(from: c, savedErrno: savedErrno, endpoint: endpoint) }
-        defer { freeReplyObject(raw) }
-        return copy(raw.assumingMemoryBound(to: redisReply.self))
+        try append(request, to: c, endpoint: endpoint)
+        return try readReply(c, endpoint: endpoint)
+    }
+
+    /// Queues already-encoded commands in hiredis' output buffer; `redisGetReply` writes it out.
+    private static func append(
+        _ request: RESPRequest, to c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint
+    ) throws {
+        let status = request.bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(c, $0.baseAddress, $0.count) }
+        }
+        // Only fails when out of memory; the output buffer is then in an unknown state.
+        guard status == REDIS_OK else { throw error(from: c, savedErrno: errno, endpoint: endpoint) }
     }
 
     private static func readReply(_ c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint) throws -> RedisValue
@@ -211,35 +223,7 @@ public final class RedisConnection {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    /// Lays the arguments out in one buffer and calls `body` with hiredis' argc/argv/argvlen.
-    private static func withArgv<R>(
-        _ args: [[UInt8]], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> R
-    ) -> R {
-        var flat: [UInt8] = []
-        flat.reserveCapacity(args.reduce(1) { $0 + $1.count })
-        var offsets: [Int] = []
-        var lengths: [Int] = []
-        for arg in args {
-            offsets.append(flat.count)
-            lengths.append(arg.count)
-            flat.append(contentsOf: arg)
-        }
-        flat.append(0)  // never empty, so the buffer has a base address even when every argument is empty
-        return flat.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                var argv: [UnsafePointer<CChar>?] = offsets.map {
-                    chars.baseAddress.map(UnsafePointer.init)?.advanced(by: $0)
-                }
-                return argv.withUnsafeMutableBufferPointer { argvBuffer in
-                    lengths.withUnsafeBufferPointer { lengthBuffer in
-                        body(Int32(clamping: args.count), argvBuffer.baseAddress, lengthBuffer.baseAddress)
-                    }
-                }
-            }
-        }
-    }
-
-    private static func checkNotEmpty(_ args: [[UInt8]]) throws {
+    private static func checkNotEmpty(_ args: [some Any]) throws {
         guard !args.isEmpty else { throw RedisError(kind: .server, message: "ERR empty command") }
     }
 

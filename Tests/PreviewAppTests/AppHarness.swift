@@ -35,7 +35,9 @@ final class AppHarness {
             store: store, storage: local, localStore: local, policy: policy, fastStart: fastStart,
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
-            liveCache: LiveListCache(store: store, maxAgeMilliseconds: 1000), crypto: crypto,
+            feedCache: AppContext.feedCache(
+                store: store, storage: local, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
+            crypto: crypto,
             urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
         router = Router(context: context)

@@ -4,15 +4,19 @@ import Testing
 private func stream(_ id: Int64, updatedAt: Int64, likes: Int64, version: Int64 = 1, expiresAt: Int64 = 10_000)
     -> LiveStream
 {
-    LiveStream(
-        preview: PreviewRecord(
-            streamId: id, version: version, uploadId: String(repeating: "a", count: 32), movieKey: "m\(id)",
-            thumbnailKey: "t\(id)", movieType: .mp4, thumbnailType: .jpeg, movieBytes: 1, thumbnailBytes: 1,
-            updatedAt: updatedAt, expiresAt: expiresAt),
-        likes: likes)
+    liveStream(id, updatedAt: updatedAt, likes: likes, version: version, expiresAt: expiresAt)
 }
 
-private func order(_ ranked: [RankedStream]) -> [Int64] { ranked.map(\.stream.preview.streamId) }
+/// The play order as the feed computes it, from the shared snapshot.
+private enum Ranking {
+    static func playOrder(live: [LiveStream], viewer: ViewerState, current: Int64?, now: Int64, limit: Int)
+        -> [FeedPick]
+    {
+        feedSnapshot(live).playOrder(now: now, limit: limit, current: current, flags: viewer.flags)
+    }
+}
+
+private func order(_ ranked: [FeedPick]) -> [Int64] { ranked.map(\.streamId) }
 
 @Suite struct RankingTests {
     let live = [

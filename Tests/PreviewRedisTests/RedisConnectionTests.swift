@@ -26,6 +26,15 @@ struct RedisConnectionTests {
         #expect(try connection.command(["GET", "empty"]) == .bulk([]))
     }
 
+    @Test("string arguments go out with their UTF-8 byte lengths, empty ones included, in pipelines too")
+    func stringArgumentLengths() throws {
+        let replies = try connection.pipeline([
+            ["SET", "empty", ""], ["SET", "accent", "é\r\n✓"], ["STRLEN", "empty"], ["STRLEN", "accent"],
+            ["GET", "accent"],
+        ])
+        #expect(replies == [.status("OK"), .status("OK"), .integer(0), .integer(7), .bulk(Array("é\r\n✓".utf8))])
+    }
+
     @Test("integer, array, null and status replies map to their RedisValue cases")
     func replyKinds() throws {
         #expect(try connection.command(["INCR", "counter"]) == .integer(1))

@@ -59,7 +59,9 @@ enum ServeCommand {
             fastStart: options.fastStart,
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: tokenKeys, maxLifetime: options.tokens.maxLifetime, crypto: crypto)),
-            liveCache: LiveListCache(store: store, maxAgeMilliseconds: options.feedCacheMilliseconds),
+            feedCache: AppContext.feedCache(
+                store: store, storage: storage, maxAgeMilliseconds: options.feedCacheMilliseconds, grid: options.urlGrid
+            ),
             crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 

@@ -1,6 +1,7 @@
 import PreviewCore
 
-/// `GET /api/feed`: the live streams in play order for one viewer.
+/// `GET /api/feed`: the live streams in play order for one viewer, spliced from the shared
+/// snapshot with the viewer's flags (usually one Redis round trip: see `FeedSnapshot.playOrder`).
 struct FeedHandler: Sendable {
     let context: AppContext
 
@@ -9,15 +10,16 @@ struct FeedHandler: Sendable {
         let now = nowMilliseconds / 1000
         let caller = try context.authenticator.optionalCaller(request, now: now)
         let query = try FeedQuery.parse(rawQuery: request.rawQuery).get()
-        let live = try context.liveCache.streams(nowMilliseconds: nowMilliseconds)
-        // The only per-viewer Redis round trip.
-        let viewer = try caller.map { try context.store.viewerState(subject: $0.subject) } ?? .anonymous
-        let ranked = Ranking.playOrder(live: live, viewer: viewer, current: query.current, now: now, limit: query.limit)
-        let items = try ranked.map { try context.feedItem($0.stream, seen: $0.seen, liked: $0.liked, now: now) }
-        var response = WireIO.response(FeedResponse(items: items), for: request)
+        let snapshot = try context.feedCache.snapshot(nowMilliseconds: nowMilliseconds)
+        let picks = try snapshot.playOrder(now: now, limit: query.limit, current: query.current) { streamIds in
+            guard let caller else { return Array(repeating: ViewerFlags(), count: streamIds.count) }
+            return try context.store.viewerFlags(subject: caller.subject, streamIds: streamIds)
+        }
+        let format = WireIO.responseFormat(for: request)
+        let body = snapshot.response(picks, format: format)
+        var response = WireIO.response(body: body, format: format)
         response.headers.set("Cache-Control", "private, no-cache")
         response.headers.add("Vary", "Accept, Authorization")
-        guard case .bytes(let body) = response.body else { return response }
         let etag = "\"" + Hex.encode(context.crypto.sha256(body).prefix(16)) + "\""
         response.headers.add("ETag", etag)
         if EntityTag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) {

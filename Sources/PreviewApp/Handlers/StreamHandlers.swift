@@ -9,7 +9,7 @@ struct StreamHandlers: Sendable {
         let caller = try context.authenticator.caller(request, now: now)
         guard let likes = try context.store.setLike(streamId: streamId, subject: caller.subject, like: liked, now: now)
         else { throw notLive(streamId) }
-        context.liveCache.invalidate()
+        context.feedCache.liked(streamId: streamId, likes: likes)
         return WireIO.response(LikeResponse(likes: likes, liked: liked), for: request)
     }
 

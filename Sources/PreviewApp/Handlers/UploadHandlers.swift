@@ -80,7 +80,9 @@ struct UploadHandlers: Sendable {
             expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
             height: clip.height, fastStart: clip.fastStart)
         let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime, now: now)
-        context.liveCache.invalidate()
+        if case .published(let stream) = outcome {
+            context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())
+        }
         return try answer(outcome, request: request, now: now)
     }
 
@@ -165,8 +167,9 @@ struct UploadHandlers: Sendable {
         let now = context.now
         let caller = try context.authenticator.caller(request, now: now)
         try Authenticator.requireOwner(caller, of: streamId)
-        _ = try context.store.retire(streamId: streamId, retireUntil: now + context.urlLifetime)
-        context.liveCache.invalidate()
+        if let version = try context.store.retire(streamId: streamId, retireUntil: now + context.urlLifetime) {
+            context.feedCache.removed(streamId: streamId, version: version)
+        }
         return WireIO.noContent()
     }
 }

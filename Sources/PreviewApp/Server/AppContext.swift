@@ -12,7 +12,7 @@ struct AppContext: Sendable {
     /// What commit does with a clip that is not fast-start (`--fast-start`).
     let fastStart: FastStartPolicy
     let authenticator: Authenticator
-    let liveCache: LiveListCache
+    let feedCache: FeedSnapshotCache
     let crypto: OpenSSLCrypto
     /// How long a GET URL handed out works: replaced objects are kept this long.
     let urlLifetime: Int64
@@ -24,6 +24,12 @@ struct AppContext: Sendable {
 
     /// The feed item of a live stream for one viewer; URLs minted now.
     func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, now: Int64) throws -> FeedItem {
+        try Self.feedItem(stream, seen: seen, liked: liked, storage: storage, now: now)
+    }
+
+    static func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, storage: any ObjectStorage, now: Int64) throws
+        -> FeedItem
+    {
         let preview = stream.preview
         return FeedItem(
             streamId: preview.streamId,
@@ -32,6 +38,15 @@ struct AppContext: Sendable {
             likes: stream.likes, liked: liked, seen: seen, previewVersion: preview.version,
             updatedAt: preview.updatedAt, expiresAt: preview.expiresAt, durationMs: preview.durationMs,
             width: preview.width, height: preview.height, fastStart: preview.fastStart)
+    }
+
+    /// The shared feed snapshot, rendering items as `feedItem` does.
+    static func feedCache(store: PreviewStore, storage: any ObjectStorage, maxAgeMilliseconds: Int64, grid: ExpiryGrid)
+        -> FeedSnapshotCache
+    {
+        FeedSnapshotCache(store: store, maxAgeMilliseconds: maxAgeMilliseconds, grid: grid) { stream, now in
+            try feedItem(stream, seen: false, liked: false, storage: storage, now: now)
+        }
     }
 
     /// The plain URL of an object on the public base, when one is configured.

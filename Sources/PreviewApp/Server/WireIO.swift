@@ -49,11 +49,14 @@ enum WireIO {
 
     static func response(_ message: some WireMessage, status: Int = 200, for request: HTTPRequest) -> HTTPResponse {
         let format = responseFormat(for: request)
-        let body: [UInt8]
         switch format {
-        case .json: body = message.jsonBytes()
-        case .protobuf: body = message.protobufBytes()
+        case .json: return response(body: message.jsonBytes(), format: format, status: status)
+        case .protobuf: return response(body: message.protobufBytes(), format: format, status: status)
         }
+    }
+
+    /// A message already encoded in `format`.
+    static func response(body: [UInt8], format: WireFormat, status: Int = 200) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Content-Type", format.contentType)
         headers.add("Cache-Control", "no-store")

@@ -172,18 +172,25 @@ public final class PreviewStore: Sendable {
         }
     }
 
-    /// What one viewer has seen and liked: one round trip.
-    public func viewerState(subject: String) throws -> ViewerState {
+    /// One viewer's flags for the given streams, in their order: one round trip, whatever the
+    /// size of the viewer's seen and liked sets.
+    public func viewerFlags(subject: String, streamIds: [Int64]) throws -> [ViewerFlags] {
+        guard !streamIds.isEmpty else { return [] }
+        let members = streamIds.map { String($0) }
         let replies = try pool.withConnection { connection in
-            try connection.pipeline([["HGETALL", keys.seen(subject)], ["SMEMBERS", keys.liked(subject)]])
+            try connection.pipeline([
+                ["HMGET", keys.seen(subject)] + members, ["SMISMEMBER", keys.liked(subject)] + members,
+            ])
         }
         try Self.check(replies)
-        var seen: [Int64: Int64] = [:]
-        for (stream, version) in Self.hash(replies[0]) {
-            if let id = StreamID.parse(stream), let version = Int64(version) { seen[id] = version }
+        guard let seen = replies[0].array, let liked = replies[1].array, seen.count == members.count,
+            liked.count == members.count
+        else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply to HMGET/SMISMEMBER")
         }
-        let liked = Set((replies[1].array ?? []).compactMap { $0.string.flatMap(StreamID.parse) })
-        return ViewerState(seenVersions: seen, liked: liked)
+        return zip(seen, liked).map { seen, liked in
+            ViewerFlags(seenVersion: seen.string.flatMap { Int64($0) }, liked: liked.int == 1)
+        }
     }
 
     // MARK: Viewer actions

@@ -1,0 +1,121 @@
+import PreviewCore
+import PreviewRedis
+import Synchronization
+
+/// The feed snapshot shared by every request: the live list read from Redis at most once per
+/// `maxAge` milliseconds (by one request at a time; the others keep using the previous
+/// snapshot meanwhile) and once per URL grid window, and patched at once with the changes this
+/// process makes, so its own writes show without a reload.
+final class FeedSnapshotCache: Sendable {
+    /// Mints a live stream's item (its URLs) at a time; `likes`, `liked` and `seen` are ignored.
+    typealias Render = @Sendable (_ stream: LiveStream, _ now: Int64) throws -> FeedItem
+
+    private struct Writer {
+        var loading = false
+        /// Patches made while a load is under way: the loaded list may predate them.
+        var patchesDuringLoad: [FeedSnapshot.Patch] = []
+        /// A change made during the load that no patch can carry: its result is not kept.
+        var loadIsStale = false
+    }
+
+    private let store: PreviewStore
+    private let maxAgeMilliseconds: Int64
+    private let grid: ExpiryGrid
+    private let render: Render
+    /// Readers only copy the reference out, so they hold it for nanoseconds.
+    private let current = Mutex<FeedSnapshot?>(nil)
+    /// Serialises everything that replaces `current`.
+    private let writer = Mutex(Writer())
+
+    init(store: PreviewStore, maxAgeMilliseconds: Int64, grid: ExpiryGrid, render: @escaping Render) {
+        self.store = store
+        self.maxAgeMilliseconds = maxAgeMilliseconds
+        self.grid = grid
+        self.render = render
+    }
+
+    func snapshot(nowMilliseconds: Int64) throws -> FeedSnapshot {
+        let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
+        let cached = current.withLock { $0 }
+        if let cached, cached.signingTime == signingTime,
+            nowMilliseconds - cached.loadedAtMilliseconds < maxAgeMilliseconds
+        {
+            return cached
+        }
+        let mayLoad = writer.withLock { writer in
+            guard !writer.loading else { return false }
+            writer.loading = true
+            return true
+        }
+        // Another request is loading: the previous snapshot serves until it is done.
+        if !mayLoad, let cached { return cached }
+        return try load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: mayLoad)
+    }
+
+    /// Reads the live list and swaps in its snapshot. Without `owner` (no snapshot yet and
+    /// another load under way) the result is returned but not stored.
+    private func load(nowMilliseconds: Int64, signingTime: Int64, owner: Bool) throws -> FeedSnapshot {
+        var built: FeedSnapshot
+        do {
+            let streams = try store.liveStreams(now: nowMilliseconds / 1000)
+            let previous = current.withLock { $0 }
+            let render = self.render
+            built = try FeedSnapshot(
+                streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
+                reusing: previous, render: { try render($0, nowMilliseconds / 1000) })
+        } catch {
+            if owner { writer.withLock { $0 = Writer() } }
+            throw error
+        }
+        guard owner else { return built }
+        return writer.withLock { writer in
+            defer { writer = Writer() }
+            var keep = !writer.loadIsStale
+            for patch in writer.patchesDuringLoad where keep {
+                if let patched = built.applying(patch) { built = patched } else { keep = false }
+            }
+            current.withLock { $0 = keep ? built : nil }
+            return built
+        }
+    }
+
+    // MARK: This process's changes
+
+    /// A like or unlike made here: `likes` is the count Redis returned.
+    func liked(streamId: Int64, likes: Int64) {
+        apply(.likes(streamId: streamId, likes: likes))
+    }
+
+    /// A preview published here.
+    func published(_ stream: LiveStream, nowMilliseconds: Int64) {
+        let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
+        guard let item = try? render(stream, nowMilliseconds / 1000) else {
+            // Its URLs could not be minted now: the next read loads instead.
+            drop()
+            return
+        }
+        apply(.published(stream, template: FeedItemTemplate(item), signingTime: signingTime))
+    }
+
+    /// A preview removed here (versions up to `version`).
+    func removed(streamId: Int64, version: Int64) {
+        apply(.removed(streamId: streamId, version: version))
+    }
+
+    private func apply(_ patch: FeedSnapshot.Patch) {
+        writer.withLock { writer in
+            if writer.loading { writer.patchesDuringLoad.append(patch) }
+            guard let snapshot = current.withLock({ $0 }) else { return }
+            let patched = snapshot.applying(patch)
+            current.withLock { $0 = patched }
+        }
+    }
+
+    /// Forgets the snapshot, and the one being loaded, so the next read loads afresh.
+    private func drop() {
+        writer.withLock { writer in
+            if writer.loading { writer.loadIsStale = true }
+            current.withLock { $0 = nil }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// The encoded bytes of one feed item with holes for what changes between viewers and likes
+/// (`likes`, `liked`, `seen`), rendered once per live-list change and URL grid window. Filling
+/// the holes gives exactly the bytes `FeedItem.jsonBytes()` / `protobufBytes()` give for the
+/// same values, so a feed assembled from templates is byte-equal to `FeedResponse`'s encoding.
+public struct FeedItemTemplate: Sendable {
+    /// JSON: literal segments around the three holes, in the order they appear.
+    private let jsonSegments: [[UInt8]]
+    private let jsonHoles: [Hole]
+    /// Protobuf: the fields before `likes` (1–3) and after `seen` (7–13).
+    private let protobufHead: [UInt8]
+    private let protobufTail: [UInt8]
+
+    private enum Hole: Sendable {
+        case likes, liked, seen
+    }
+
+    /// `item`'s `likes`, `liked` and `seen` are ignored: they are filled per request.
+    public init(_ item: FeedItem) {
+        var blank = item
+        blank.likes = 0
+        blank.liked = false
+        blank.seen = false
+        (jsonSegments, jsonHoles) = Self.split(blank.jsonBytes())
+        var head = FeedItem(streamId: item.streamId, movieUrl: item.movieUrl, thumbnailUrl: item.thumbnailUrl)
+        protobufHead = head.protobufBytes()
+        head = blank
+        head.streamId = 0
+        head.movieUrl = ""
+        head.thumbnailUrl = ""
+        protobufTail = head.protobufBytes()
+    }
+
+    /// Appends the item's JSON object.
+    public func appendJSON(to bytes: inout [UInt8], likes: Int64, liked: Bool, seen: Bool) {
+        for (index, hole) in jsonHoles.enumerated() {
+            bytes.append(contentsOf: jsonSegments[index])
+            switch hole {
+            case .likes: bytes.append(contentsOf: String(likes).utf8)
+            case .liked: bytes.append(contentsOf: liked ? Self.jsonTrue : Self.jsonFalse)
+            case .seen: bytes.append(contentsOf: seen ? Self.jsonTrue : Self.jsonFalse)
+            }
+        }
+        bytes.append(contentsOf: jsonSegments[jsonHoles.count])
+    }
+
+    /// Appends the item as field 1 of `FeedResponse` (tag, length, message).
+    public func appendProtobufField(to bytes: inout [UInt8], likes: Int64, liked: Bool, seen: Bool) {
+        var middle = ProtoWriter()
+        middle.writeInt64(field: 4, likes)
+        middle.writeBool(field: 5, liked)
+        middle.writeBool(field: 6, seen)
+        var prefix = ProtoWriter()
+        prefix.writeTag(field: 1, wireType: .lengthDelimited)
+        prefix.writeVarint(UInt64(protobufHead.count + middle.bytes.count + protobufTail.count))
+        bytes.append(contentsOf: prefix.bytes)
+        bytes.append(contentsOf: protobufHead)
+        bytes.append(contentsOf: middle.bytes)
+        bytes.append(contentsOf: protobufTail)
+    }
+
+    /// An upper bound of the item's encoded size, for reserving capacity.
+    public var estimatedSize: Int {
+        max(jsonSegments.reduce(0) { $0 + $1.count }, protobufHead.count + protobufTail.count) + 48
+    }
+
+    private static let jsonTrue = Array("true".utf8)
+    private static let jsonFalse = Array("false".utf8)
+
+    /// The markers of the blank item's holes. A marker cannot occur inside a JSON string: there
+    /// every `"` is escaped, so a quote is never followed by a key and another unescaped quote.
+    private static let markers: [(Hole, [UInt8], valueOffset: Int)] = [
+        (.likes, Array("\"likes\":\"0\"".utf8), 9),
+        (.liked, Array("\"liked\":false".utf8), 8),
+        (.seen, Array("\"seen\":false".utf8), 7),
+    ]
+
+    private static func split(_ json: [UInt8]) -> ([[UInt8]], [Hole]) {
+        var found: [(start: Int, end: Int, hole: Hole)] = []
+        for (hole, marker, valueOffset) in markers {
+            guard let start = firstIndex(of: marker, in: json) else {
+                preconditionFailure("FeedItem JSON lacks \(String(decoding: marker, as: UTF8.self))")
+            }
+            let valueStart = start + valueOffset
+            let valueEnd = hole == .likes ? valueStart + 1 : start + marker.count
+            found.append((valueStart, valueEnd, hole))
+        }
+        found.sort { $0.start < $1.start }
+        var segments: [[UInt8]] = []
+        var position = 0
+        for hole in found {
+            segments.append(Array(json[position..<hole.start]))
+            position = hole.end
+        }
+        segments.append(Array(json[position...]))
+        return (segments, found.map(\.hole))
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+}

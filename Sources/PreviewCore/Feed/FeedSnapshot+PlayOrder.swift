@@ -1,0 +1,118 @@
+/// One viewer's state of one stream: the preview version seen (nil: never) and the like.
+public struct ViewerFlags: Sendable, Equatable {
+    public var seenVersion: Int64?
+    public var liked: Bool
+
+    public init(seenVersion: Int64? = nil, liked: Bool = false) {
+        self.seenVersion = seenVersion
+        self.liked = liked
+    }
+}
+
+/// One item of a viewer's feed: an entry of the snapshot and the viewer's flags for it.
+public struct FeedPick: Sendable, Equatable {
+    public let streamId: Int64
+    let index: Int32
+    public let seen: Bool
+    public let liked: Bool
+}
+
+extension FeedSnapshot {
+    /// A viewer's feed in play order, at most `limit` items. `current`, if live, is moved to the
+    /// head so a refresh never yanks the clip being played; previews expired at `now` are left
+    /// out. `flags` is asked only about the streams that can decide it: the first 2×limit+24
+    /// unseen-order candidates (and `current`); only when those hold fewer than `limit` unseen
+    /// streams, about the next ones, in batches four times larger each time.
+    public func playOrder(
+        now: Int64, limit: Int, current: Int64?, flags: (_ streamIds: [Int64]) throws -> [ViewerFlags]
+    ) rethrows -> [FeedPick] {
+        guard limit > 0 else { return [] }
+        let currentIndex = current.flatMap { indexById[$0] }.flatMap { isLive($0, now: now) ? $0 : nil }
+        var known: [Int32: ViewerFlags] = [:]
+        var cursor = 0  // unseenOrder[..<cursor] has known flags (expired entries aside)
+
+        func ask(upTo count: Int) throws {
+            var batch: [Int32] = []
+            if let currentIndex, known[currentIndex] == nil { batch.append(currentIndex) }
+            while cursor < unseenOrder.count, batch.count < count {
+                let index = unseenOrder[cursor]
+                cursor += 1
+                if isLive(index, now: now), index != currentIndex { batch.append(index) }
+            }
+            guard !batch.isEmpty else { return }
+            let answers = try flags(batch.map { entries[Int($0)].preview.streamId })
+            precondition(answers.count == batch.count, "one ViewerFlags per stream asked about")
+            for (index, answer) in zip(batch, answers) { known[index] = answer }
+        }
+
+        func pick(_ index: Int32) -> FeedPick {
+            let flags = known[index] ?? ViewerFlags()
+            let preview = entries[Int(index)].preview
+            return FeedPick(
+                streamId: preview.streamId, index: index, seen: flags.seenVersion == preview.version,
+                liked: flags.liked)
+        }
+
+        let wanted = currentIndex == nil ? limit : limit - 1
+        var picks: [FeedPick] = []
+        picks.reserveCapacity(limit)
+        var batchSize = 2 * limit + 24
+        try ask(upTo: batchSize)
+        if let currentIndex { picks.append(pick(currentIndex)) }
+        var position = 0
+        var taken = 0
+        while taken < wanted {
+            if position == cursor {
+                guard cursor < unseenOrder.count else { break }
+                batchSize *= 4  // a viewer who has seen most streams: few, growing batches
+                try ask(upTo: batchSize)
+            }
+            let index = unseenOrder[position]
+            position += 1
+            guard index != currentIndex, isLive(index, now: now) else { continue }
+            let candidate = pick(index)
+            if !candidate.seen {
+                picks.append(candidate)
+                taken += 1
+            }
+        }
+        // Fewer unseen than wanted: every live stream's flags are known now.
+        for index in seenOrder where taken < wanted && index != currentIndex && isLive(index, now: now) {
+            let candidate = pick(index)
+            if candidate.seen {
+                picks.append(candidate)
+                taken += 1
+            }
+        }
+        return picks
+    }
+
+    private func isLive(_ index: Int32, now: Int64) -> Bool {
+        entries[Int(index)].preview.expiresAt > now
+    }
+
+    /// The `FeedResponse` of `picks`, byte-equal to `FeedResponse(items:)` in the same format.
+    public func response(_ picks: [FeedPick], format: WireFormat) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(picks.reduce(16) { $0 + entries[Int($1.index)].template.estimatedSize })
+        switch format {
+        case .json:
+            bytes.append(contentsOf: Self.jsonOpen)
+            for (number, pick) in picks.enumerated() {
+                if number > 0 { bytes.append(UInt8(ascii: ",")) }
+                entries[Int(pick.index)].template.appendJSON(
+                    to: &bytes, likes: likes[Int(pick.index)], liked: pick.liked, seen: pick.seen)
+            }
+            bytes.append(contentsOf: Self.jsonClose)
+        case .protobuf:
+            for pick in picks {
+                entries[Int(pick.index)].template.appendProtobufField(
+                    to: &bytes, likes: likes[Int(pick.index)], liked: pick.liked, seen: pick.seen)
+            }
+        }
+        return bytes
+    }
+
+    private static let jsonOpen = Array("{\"items\":[".utf8)
+    private static let jsonClose = Array("]}".utf8)
+}

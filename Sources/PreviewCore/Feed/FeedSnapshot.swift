@@ -1,0 +1,99 @@
+/// The live streams as every viewer sees them, rendered and ranked once: item templates with
+/// URLs of one grid window, like counts, and the two global orders of the play order as index
+/// lists. The play order: unseen first (newest commit first, then likes descending, then stream
+/// ID), then seen (likes descending, then newest, then stream ID); deterministic, so caches and
+/// tests agree. Seen is per preview version: a new clip makes a stream unseen again. Immutable, so request threads share it without locks; a change
+/// (a like, a publish, an end of stream) makes a new snapshot that shares the unchanged parts.
+public final class FeedSnapshot: Sendable {
+    /// One live preview and its rendered item.
+    public struct Entry: Sendable {
+        public let preview: PreviewRecord
+        public let template: FeedItemTemplate
+    }
+
+    /// The grid signing time the entries' URLs were minted for.
+    public let signingTime: Int64
+    /// When the live list was read from Redis (patches keep it).
+    public let loadedAtMilliseconds: Int64
+    /// Entries by index; an entry left out of `indexById` is gone (removed by a patch).
+    let entries: [Entry]
+    let likes: [Int64]
+    let indexById: [Int64: Int32]
+    /// Indices in the order of unseen streams: newest commit, then likes, then stream ID.
+    let unseenOrder: [Int32]
+    /// Indices in the order of seen streams: likes, then newest commit, then stream ID.
+    let seenOrder: [Int32]
+
+    /// Renders `streams`, reusing the templates of `previous` for unchanged previews of the same
+    /// signing window. `render` mints an item's URLs; its `likes`, `liked` and `seen` are ignored.
+    public convenience init(
+        streams: [LiveStream], signingTime: Int64, loadedAtMilliseconds: Int64, reusing previous: FeedSnapshot?,
+        render: (LiveStream) throws -> FeedItem
+    ) rethrows {
+        let reusable = previous?.signingTime == signingTime ? previous : nil
+        var entries: [Entry] = []
+        entries.reserveCapacity(streams.count)
+        var indexById: [Int64: Int32] = [:]
+        indexById.reserveCapacity(streams.count)
+        var likes: [Int64] = []
+        likes.reserveCapacity(streams.count)
+        for stream in streams where indexById[stream.preview.streamId] == nil {
+            let id = stream.preview.streamId
+            let template: FeedItemTemplate
+            if let old = reusable?.entry(streamId: id), old.preview == stream.preview {
+                template = old.template
+            } else {
+                template = FeedItemTemplate(try render(stream))
+            }
+            indexById[id] = Int32(entries.count)
+            entries.append(Entry(preview: stream.preview, template: template))
+            likes.append(stream.likes)
+        }
+        let all = (0..<Int32(entries.count)).map { $0 }
+        self.init(
+            signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
+            indexById: indexById,
+            unseenOrder: all.sorted { Self.unseenPrecedes($0, $1, entries, likes) },
+            seenOrder: all.sorted { Self.seenPrecedes($0, $1, entries, likes) })
+    }
+
+    init(
+        signingTime: Int64, loadedAtMilliseconds: Int64, entries: [Entry], likes: [Int64], indexById: [Int64: Int32],
+        unseenOrder: [Int32], seenOrder: [Int32]
+    ) {
+        self.signingTime = signingTime
+        self.loadedAtMilliseconds = loadedAtMilliseconds
+        self.entries = entries
+        self.likes = likes
+        self.indexById = indexById
+        self.unseenOrder = unseenOrder
+        self.seenOrder = seenOrder
+    }
+
+    /// Live streams in the snapshot (expired ones included until the next load).
+    public var count: Int { indexById.count }
+
+    public func entry(streamId: Int64) -> Entry? {
+        indexById[streamId].map { entries[Int($0)] }
+    }
+
+    public func likes(streamId: Int64) -> Int64? {
+        indexById[streamId].map { likes[Int($0)] }
+    }
+
+    // MARK: Orders
+
+    static func unseenPrecedes(_ a: Int32, _ b: Int32, _ entries: [Entry], _ likes: [Int64]) -> Bool {
+        let (x, y) = (entries[Int(a)].preview, entries[Int(b)].preview)
+        if x.updatedAt != y.updatedAt { return x.updatedAt > y.updatedAt }
+        if likes[Int(a)] != likes[Int(b)] { return likes[Int(a)] > likes[Int(b)] }
+        return x.streamId < y.streamId
+    }
+
+    static func seenPrecedes(_ a: Int32, _ b: Int32, _ entries: [Entry], _ likes: [Int64]) -> Bool {
+        let (x, y) = (entries[Int(a)].preview, entries[Int(b)].preview)
+        if likes[Int(a)] != likes[Int(b)] { return likes[Int(a)] > likes[Int(b)] }
+        if x.updatedAt != y.updatedAt { return x.updatedAt > y.updatedAt }
+        return x.streamId < y.streamId
+    }
+}

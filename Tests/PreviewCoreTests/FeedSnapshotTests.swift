@@ -1,0 +1,168 @@
+import PreviewCore
+import Testing
+
+private func randomLive(count: Int, using random: inout SplitMix64) -> [LiveStream] {
+    (0..<count).map { index in
+        liveStream(
+            Int64(index + 1) * 7, updatedAt: Int64.random(in: 1...20, using: &random),
+            likes: Int64.random(in: 0...4, using: &random), version: Int64.random(in: 1...3, using: &random),
+            expiresAt: Int64.random(in: 5...40, using: &random))
+    }
+}
+
+private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) -> ViewerState {
+    var viewer = ViewerState()
+    let seenShare = Int.random(in: 0...10, using: &random)
+    for stream in live {
+        if Int.random(in: 0..<10, using: &random) < seenShare {
+            // Sometimes an older version: seen is per version.
+            viewer.seenVersions[stream.preview.streamId] =
+                stream.preview.version - Int64.random(in: 0...1, using: &random)
+        }
+        if Bool.random(using: &random) { viewer.liked.insert(stream.preview.streamId) }
+    }
+    viewer.seenVersions[999_999] = 1  // seen, but no longer live
+    return viewer
+}
+
+@Suite struct FeedSnapshotTests {
+    @Test func theFeedFollowsThePlayOrderForAnyLiveListViewerCurrentAndLimit() throws {
+        var random = SplitMix64(state: 42)
+        for round in 0..<250 {
+            let live = randomLive(count: Int.random(in: 0...120, using: &random), using: &random)
+            let viewer = randomViewer(live, using: &random)
+            let current = Bool.random(using: &random) ? live.randomElement(using: &random)?.preview.streamId : 77
+            let now = Int64.random(in: 0...20, using: &random)
+            let limit = [0, 1, 3, 20, 100].randomElement(using: &random) ?? 20
+            let got = try feedSnapshot(live).items(viewer: viewer, current: current, now: now, limit: limit)
+            let expected = referencePlayOrder(live: live, viewer: viewer, current: current, now: now, limit: limit)
+            #expect(got == expected, "round \(round)")
+        }
+    }
+
+    @Test func theSplicedBodyIsByteEqualToTheEncodedFeedResponseInBothFormats() {
+        var random = SplitMix64(state: 7)
+        var live = randomLive(count: 30, using: &random)
+        live[0] = liveStream(5, updatedAt: 9, likes: 123_456_789, movieURL: "https://x.example/a\"b\\c/é?q=<&>\u{1}")
+        live[1] = liveStream(6, updatedAt: 9, likes: -3, movieURL: "https://x.example/\"liked\":false")
+        let viewer = ViewerState(seenVersions: [5: 1, 14: 1, 21: 1], liked: [6, 14])
+        let snapshot = feedSnapshot(live)
+        for limit in [0, 1, 20, 100] {
+            let picks = snapshot.playOrder(now: 0, limit: limit, current: 21, flags: viewer.flags)
+            let response = FeedResponse(
+                items: referencePlayOrder(live: live, viewer: viewer, current: 21, now: 0, limit: limit))
+            #expect(snapshot.response(picks, format: .json) == response.jsonBytes())
+            #expect(snapshot.response(picks, format: .protobuf) == response.protobufBytes())
+        }
+    }
+
+    @Test func aTypicalViewerIsAskedAboutOneBatchOfStreamsNotAboutEveryLiveStream() {
+        var random = SplitMix64(state: 3)
+        let live = randomLive(count: 5_000, using: &random).map {
+            var stream = $0
+            stream.preview.expiresAt = 100
+            return stream
+        }
+        let viewer = ViewerState(seenVersions: [7: 1, 14: 1, 21: 1])
+        var asked: [Int] = []
+        _ = feedSnapshot(live).playOrder(now: 0, limit: 20, current: 35) { ids in
+            asked.append(ids.count)
+            return viewer.flags(ids)
+        }
+        #expect(asked.count == 1)
+        #expect((asked.first ?? .max) <= 2 * 20 + 25)
+    }
+
+    @Test func aViewerWhoHasSeenNearlyEverythingIsAskedTwiceAndStillGetsThePlayOrder() throws {
+        var random = SplitMix64(state: 5)
+        let live = randomLive(count: 300, using: &random).map {
+            var stream = $0
+            stream.preview.expiresAt = 100
+            return stream
+        }
+        var viewer = ViewerState()
+        for stream in live.dropLast(3) { viewer.seenVersions[stream.preview.streamId] = stream.preview.version }
+        var calls = 0
+        let snapshot = feedSnapshot(live)
+        let picks = snapshot.playOrder(now: 0, limit: 20, current: nil) { ids in
+            calls += 1
+            return viewer.flags(ids)
+        }
+        #expect(calls == 2)
+        let items = try FeedResponse(json: snapshot.response(picks, format: .json)).items
+        #expect(items == referencePlayOrder(live: live, viewer: viewer, current: nil, now: 0, limit: 20))
+    }
+
+    @Test func patchesGiveTheSameFeedAsReadingTheChangedListAgain() throws {
+        var random = SplitMix64(state: 11)
+        var live = randomLive(count: 60, using: &random)
+        var snapshot = feedSnapshot(live)
+        for step in 0..<300 {
+            let choice = Int.random(in: 0..<10, using: &random)
+            let index = Int.random(in: 0..<live.count, using: &random)
+            if choice < 6 {
+                live[index].likes = Int64.random(in: 0...6, using: &random)
+                snapshot = try #require(
+                    snapshot.applying(.likes(streamId: live[index].preview.streamId, likes: live[index].likes)))
+            } else if choice < 9 {
+                var stream = live[index]
+                if Bool.random(using: &random) {
+                    stream.preview.streamId = Int64(10_000 + step)  // a stream going live
+                    live.append(stream)
+                } else {
+                    stream.preview.version += 1  // a new clip
+                    stream.preview.updatedAt = Int64.random(in: 1...30, using: &random)
+                    live[index] = stream
+                }
+                let patch = FeedSnapshot.Patch.published(
+                    stream, template: FeedItemTemplate(renderedItem(stream)), signingTime: 0)
+                snapshot = try #require(snapshot.applying(patch))
+            } else {
+                let removed = live.remove(at: index)
+                snapshot = try #require(
+                    snapshot.applying(.removed(streamId: removed.preview.streamId, version: removed.preview.version)))
+            }
+            let viewer = randomViewer(live, using: &random)
+            #expect(
+                try snapshot.items(viewer: viewer, limit: 100)
+                    == referencePlayOrder(live: live, viewer: viewer, current: nil, now: 0, limit: 100),
+                "step \(step)")
+        }
+    }
+
+    @Test func anOlderPublishIsIgnoredAndOneOfAnotherWindowAsksForAReload() throws {
+        let live = [liveStream(1, updatedAt: 5, likes: 0, version: 3)]
+        let snapshot = feedSnapshot(live)
+        var older = live[0]
+        older.preview.version = 2
+        older.preview.updatedAt = 9
+        let stale = try #require(
+            snapshot.applying(.published(older, template: FeedItemTemplate(renderedItem(older)), signingTime: 0)))
+        #expect(try stale.items(viewer: .anonymous).map(\.updatedAt) == [5])
+        var newer = live[0]
+        newer.preview.version = 4
+        #expect(
+            snapshot.applying(.published(newer, template: FeedItemTemplate(renderedItem(newer)), signingTime: 1800))
+                == nil)
+    }
+
+    @Test func aReloadReusesTheRenderedItemsOfUnchangedPreviewsInTheSameWindowOnly() {
+        let live = [liveStream(1, updatedAt: 5, likes: 0), liveStream(2, updatedAt: 6, likes: 1)]
+        let first = feedSnapshot(live)
+        var changed = live
+        changed[1].preview.version = 2
+        changed[0].likes = 9  // a like count is not part of the rendered item
+        var rendered: [Int64] = []
+        _ = FeedSnapshot(streams: changed, signingTime: 0, loadedAtMilliseconds: 1, reusing: first) {
+            rendered.append($0.preview.streamId)
+            return renderedItem($0)
+        }
+        #expect(rendered == [2])
+        rendered = []
+        _ = FeedSnapshot(streams: changed, signingTime: 1800, loadedAtMilliseconds: 1, reusing: first) {
+            rendered.append($0.preview.streamId)
+            return renderedItem($0, signingTime: 1800)
+        }
+        #expect(rendered == [1, 2])
+    }
+}
