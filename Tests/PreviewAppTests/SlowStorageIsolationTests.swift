@@ -95,7 +95,9 @@ import Testing
             store: store, storage: storage, localStore: nil, policy: UploadPolicy(), fastStart: .warn,
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
-            liveCache: LiveListCache(store: store, maxAgeMilliseconds: 1000), crypto: crypto,
+            feedCache: AppContext.feedCache(
+                store: store, storage: storage, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
+            crypto: crypto,
             urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: nil,
             nowMilliseconds: { WallClock.nowMilliseconds() })
     }
