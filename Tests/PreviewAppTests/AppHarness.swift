@@ -36,7 +36,7 @@ final class AppHarness {
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
             feedCache: AppContext.feedCache(
-                store: store, storage: local, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
+                store: store, storage: local, crypto: crypto, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
             crypto: crypto,
             urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })

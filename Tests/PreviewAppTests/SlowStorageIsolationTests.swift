@@ -96,7 +96,7 @@ import Testing
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: JWTKeySet(defaultKey: Array(secret.utf8)), crypto: crypto)),
             feedCache: AppContext.feedCache(
-                store: store, storage: storage, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
+                store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
             crypto: crypto,
             urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: nil,
             nowMilliseconds: { WallClock.nowMilliseconds() })

@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewCrypto
 import Testing
 
 private func randomLive(count: Int, using random: inout SplitMix64) -> [LiveStream] {
@@ -54,6 +55,40 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             #expect(snapshot.response(picks, format: .json) == response.jsonBytes())
             #expect(snapshot.response(picks, format: .protobuf) == response.protobufBytes())
         }
+    }
+
+    @Test func theEntityTagIsEqualForEqualBodiesAndDiffersWhenAnyByteDiffers() throws {
+        var random = SplitMix64(state: 13)
+        let live = randomLive(count: 40, using: &random).map {
+            var stream = $0
+            stream.preview.expiresAt = 100
+            return stream
+        }
+        let crypto = OpenSSLCrypto()
+        var tagsByBody: [[UInt8]: String] = [:]
+        var bodiesByTag: [String: [UInt8]] = [:]
+        // Rebuilt snapshots (another process, a reload) must give the same tag for the same body.
+        let snapshots = [feedSnapshot(live), feedSnapshot(live.reversed()), feedSnapshot(live, signingTime: 1800)]
+        for round in 0..<200 {
+            let snapshot = snapshots[round % snapshots.count]
+            var viewer = randomViewer(live, using: &random)
+            if round % 7 == 0 { viewer = .anonymous }
+            let format: WireFormat = round % 2 == 0 ? .json : .protobuf
+            let picks = snapshot.playOrder(now: 0, limit: [1, 5, 20][round % 3], current: nil, flags: viewer.flags)
+            let body = snapshot.response(picks, format: format)
+            let tag = snapshot.entityTag(picks, format: format, crypto: crypto)
+            #expect(tagsByBody[body, default: tag] == tag, "round \(round): one body, two tags")
+            #expect(bodiesByTag[tag, default: body] == body, "round \(round): one tag, two bodies")
+            tagsByBody[body] = tag
+            bodiesByTag[tag] = body
+        }
+        #expect(bodiesByTag.count > 50)
+        let likedMore = try #require(snapshots[0].applying(.likes(streamId: live[0].preview.streamId, likes: 99)))
+        let picks = snapshots[0].playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
+        let afterLike = likedMore.playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
+        #expect(
+            snapshots[0].entityTag(picks, format: .json, crypto: crypto)
+                != likedMore.entityTag(afterLike, format: .json, crypto: crypto))
     }
 
     @Test func aTypicalViewerIsAskedAboutOneBatchOfStreamsNotAboutEveryLiveStream() {
@@ -115,7 +150,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
                     live[index] = stream
                 }
                 let patch = FeedSnapshot.Patch.published(
-                    stream, template: FeedItemTemplate(renderedItem(stream)), signingTime: 0)
+                    stream, template: template(stream), signingTime: 0)
                 snapshot = try #require(snapshot.applying(patch))
             } else {
                 let removed = live.remove(at: index)
@@ -137,12 +172,12 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
         older.preview.version = 2
         older.preview.updatedAt = 9
         let stale = try #require(
-            snapshot.applying(.published(older, template: FeedItemTemplate(renderedItem(older)), signingTime: 0)))
+            snapshot.applying(.published(older, template: template(older), signingTime: 0)))
         #expect(try stale.items(viewer: .anonymous).map(\.updatedAt) == [5])
         var newer = live[0]
         newer.preview.version = 4
         #expect(
-            snapshot.applying(.published(newer, template: FeedItemTemplate(renderedItem(newer)), signingTime: 1800))
+            snapshot.applying(.published(newer, template: template(newer), signingTime: 1800))
                 == nil)
     }
 
@@ -155,13 +190,13 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
         var rendered: [Int64] = []
         _ = FeedSnapshot(streams: changed, signingTime: 0, loadedAtMilliseconds: 1, reusing: first) {
             rendered.append($0.preview.streamId)
-            return renderedItem($0)
+            return template($0)
         }
         #expect(rendered == [2])
         rendered = []
         _ = FeedSnapshot(streams: changed, signingTime: 1800, loadedAtMilliseconds: 1, reusing: first) {
             rendered.append($0.preview.streamId)
-            return renderedItem($0, signingTime: 1800)
+            return template($0, signingTime: 1800)
         }
         #expect(rendered == [1, 2])
     }

@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewCrypto
 
 /// What one viewer has seen (stream ID → preview version) and liked, as the tests state it.
 struct ViewerState {
@@ -35,9 +36,13 @@ func renderedItem(_ stream: LiveStream, signingTime: Int64 = 0) -> FeedItem {
         durationMs: 1500, width: 640, height: 360, fastStart: preview.streamId % 2 == 0)
 }
 
+func template(_ stream: LiveStream, signingTime: Int64 = 0) -> FeedItemTemplate {
+    FeedItemTemplate(renderedItem(stream, signingTime: signingTime), crypto: OpenSSLCrypto())
+}
+
 func feedSnapshot(_ live: [LiveStream], signingTime: Int64 = 0) -> FeedSnapshot {
     FeedSnapshot(streams: live, signingTime: signingTime, loadedAtMilliseconds: 0, reusing: nil) {
-        renderedItem($0, signingTime: signingTime)
+        template($0, signingTime: signingTime)
     }
 }
 

@@ -60,7 +60,8 @@ enum ServeCommand {
             authenticator: Authenticator(
                 verifier: JWTVerifier(keys: tokenKeys, maxLifetime: options.tokens.maxLifetime, crypto: crypto)),
             feedCache: AppContext.feedCache(
-                store: store, storage: storage, maxAgeMilliseconds: options.feedCacheMilliseconds, grid: options.urlGrid
+                store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: options.feedCacheMilliseconds,
+                grid: options.urlGrid
             ),
             crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })

@@ -7,8 +7,8 @@ import Synchronization
 /// snapshot meanwhile) and once per URL grid window, and patched at once with the changes this
 /// process makes, so its own writes show without a reload.
 final class FeedSnapshotCache: Sendable {
-    /// Mints a live stream's item (its URLs) at a time; `likes`, `liked` and `seen` are ignored.
-    typealias Render = @Sendable (_ stream: LiveStream, _ now: Int64) throws -> FeedItem
+    /// Mints a live stream's item (its URLs) at a time, as a template.
+    typealias Render = @Sendable (_ stream: LiveStream, _ now: Int64) throws -> FeedItemTemplate
 
     private struct Writer {
         var loading = false
@@ -89,12 +89,12 @@ final class FeedSnapshotCache: Sendable {
     /// A preview published here.
     func published(_ stream: LiveStream, nowMilliseconds: Int64) {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
-        guard let item = try? render(stream, nowMilliseconds / 1000) else {
+        guard let template = try? render(stream, nowMilliseconds / 1000) else {
             // Its URLs could not be minted now: the next read loads instead.
             drop()
             return
         }
-        apply(.published(stream, template: FeedItemTemplate(item), signingTime: signingTime))
+        apply(.published(stream, template: template, signingTime: signingTime))
     }
 
     /// A preview removed here (versions up to `version`).

@@ -20,7 +20,7 @@ struct FeedHandler: Sendable {
         var response = WireIO.response(body: body, format: format)
         response.headers.set("Cache-Control", "private, no-cache")
         response.headers.add("Vary", "Accept, Authorization")
-        let etag = "\"" + Hex.encode(context.crypto.sha256(body).prefix(16)) + "\""
+        let etag = snapshot.entityTag(picks, format: format, crypto: context.crypto)
         response.headers.add("ETag", etag)
         if EntityTag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) {
             response.status = 304

@@ -41,11 +41,13 @@ struct AppContext: Sendable {
     }
 
     /// The shared feed snapshot, rendering items as `feedItem` does.
-    static func feedCache(store: PreviewStore, storage: any ObjectStorage, maxAgeMilliseconds: Int64, grid: ExpiryGrid)
-        -> FeedSnapshotCache
-    {
+    static func feedCache(
+        store: PreviewStore, storage: any ObjectStorage, crypto: OpenSSLCrypto, maxAgeMilliseconds: Int64,
+        grid: ExpiryGrid
+    ) -> FeedSnapshotCache {
         FeedSnapshotCache(store: store, maxAgeMilliseconds: maxAgeMilliseconds, grid: grid) { stream, now in
-            try feedItem(stream, seen: false, liked: false, storage: storage, now: now)
+            FeedItemTemplate(
+                try feedItem(stream, seen: false, liked: false, storage: storage, now: now), crypto: crypto)
         }
     }
 

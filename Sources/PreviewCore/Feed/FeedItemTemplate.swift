@@ -9,18 +9,23 @@ public struct FeedItemTemplate: Sendable {
     /// Protobuf: the fields before `likes` (1–3) and after `seen` (7–13).
     private let protobufHead: [UInt8]
     private let protobufTail: [UInt8]
+    /// The first 16 bytes of the SHA-256 of the item's JSON without likes and flags: what the
+    /// feed's entity tag is computed from instead of the whole body.
+    let digest: [UInt8]
 
     private enum Hole: Sendable {
         case likes, liked, seen
     }
 
     /// `item`'s `likes`, `liked` and `seen` are ignored: they are filled per request.
-    public init(_ item: FeedItem) {
+    public init(_ item: FeedItem, crypto: some CryptoPrimitives) {
         var blank = item
         blank.likes = 0
         blank.liked = false
         blank.seen = false
-        (jsonSegments, jsonHoles) = Self.split(blank.jsonBytes())
+        let json = blank.jsonBytes()
+        digest = Array(crypto.sha256(json).prefix(16))
+        (jsonSegments, jsonHoles) = Self.split(json)
         var head = FeedItem(streamId: item.streamId, movieUrl: item.movieUrl, thumbnailUrl: item.thumbnailUrl)
         protobufHead = head.protobufBytes()
         head = blank

@@ -113,6 +113,20 @@ extension FeedSnapshot {
         return bytes
     }
 
+    /// The strong entity tag of `response(picks, format:)`: a digest of the items' digests, like
+    /// counts, flags and the format, so equal bodies get equal tags in any process and any change
+    /// of the bytes changes the tag, without hashing the whole body per request.
+    public func entityTag(_ picks: [FeedPick], format: WireFormat, crypto: some CryptoPrimitives) -> String {
+        var input: [UInt8] = [format == .json ? 1 : 2]
+        input.reserveCapacity(1 + picks.count * 25)
+        for pick in picks {
+            input.append(contentsOf: entries[Int(pick.index)].template.digest)
+            withUnsafeBytes(of: likes[Int(pick.index)].littleEndian) { input.append(contentsOf: $0) }
+            input.append((pick.liked ? 1 : 0) | (pick.seen ? 2 : 0))
+        }
+        return "\"" + Hex.encode(crypto.sha256(input).prefix(16)) + "\""
+    }
+
     private static let jsonOpen = Array("{\"items\":[".utf8)
     private static let jsonClose = Array("]}".utf8)
 }

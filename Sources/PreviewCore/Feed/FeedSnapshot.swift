@@ -25,10 +25,10 @@ public final class FeedSnapshot: Sendable {
     let seenOrder: [Int32]
 
     /// Renders `streams`, reusing the templates of `previous` for unchanged previews of the same
-    /// signing window. `render` mints an item's URLs; its `likes`, `liked` and `seen` are ignored.
+    /// signing window. `render` mints an item's URLs into its template.
     public convenience init(
         streams: [LiveStream], signingTime: Int64, loadedAtMilliseconds: Int64, reusing previous: FeedSnapshot?,
-        render: (LiveStream) throws -> FeedItem
+        render: (LiveStream) throws -> FeedItemTemplate
     ) rethrows {
         let reusable = previous?.signingTime == signingTime ? previous : nil
         var entries: [Entry] = []
@@ -43,7 +43,7 @@ public final class FeedSnapshot: Sendable {
             if let old = reusable?.entry(streamId: id), old.preview == stream.preview {
                 template = old.template
             } else {
-                template = FeedItemTemplate(try render(stream))
+                template = try render(stream)
             }
             indexById[id] = Int32(entries.count)
             entries.append(Entry(preview: stream.preview, template: template))
