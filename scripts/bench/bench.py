@@ -476,6 +476,11 @@ def measured(pid, run):
     return result
 
 
+def share(part, whole):
+    """part / whole, 0 when nothing was measured (a run where no request finished)."""
+    return part / whole if whole else 0.0
+
+
 def medians(results):
     keys = [key for key, value in results[0].items() if isinstance(value, (int, float))]
     return {key: statistics.median(result[key] for result in results) for key in keys}
@@ -676,8 +681,8 @@ class Bench:
         self.warm(server, env=env)
         result = alternate(self.feed_pair(server, tokens=tokens, nginx_path=nginx_path))
         target, nginx = result["target"], result["nginx"]
-        ratio = target["rps"] / nginx["rps"]
-        p99_ratio = target["p99_us"] / max(nginx["p99_us"], 1)
+        ratio = share(target["rps"], nginx["rps"])
+        p99_ratio = share(target["p99_us"], nginx["p99_us"])
         passed = ratio >= 0.6 and p99_ratio <= 2.0 and target["errors"] == 0
         row(name, target, nginx["rps"], "nginx same bytes", ratio,
             ratio_text="%.2f×, p99 %.1f×" % (ratio, p99_ratio), goal="≥0.60×, p99 ≤2×, 0 err", passed=passed,
@@ -702,7 +707,7 @@ class Bench:
             "target": lambda: measured(server.pid, lambda: wrk(server.base + "/healthz", "feed.lua", SECONDS, env=env)),
             "nginx": lambda: wrk(nginx.base + "/healthz", "feed.lua", SECONDS, env=env),
         })
-        ratio = result["target"]["rps"] / result["nginx"]["rps"]
+        ratio = share(result["target"]["rps"], result["nginx"]["rps"])
         row("healthz", result["target"], result["nginx"]["rps"], "nginx same bytes", ratio, goal="reference")
 
     def redis_ceiling(self, feed):
@@ -722,8 +727,8 @@ class Bench:
                 NOTES.append("feed vs redis: redis-benchmark gave no figure: %r" % output[-200:])
                 return
             rates.append(float(match[-1]))
-        combined = 1 / sum(1 / rate for rate in rates)
-        row("feed vs redis", feed, combined, "redis-benchmark", feed["rps"] / combined, goal="reference",
+        combined = share(1, sum(share(1, rate) for rate in rates))
+        row("feed vs redis", feed, combined, "redis-benchmark", share(feed["rps"], combined), goal="reference",
             note="redis-benchmark on the embedded Redis's unix socket, 64 clients: HGETALL of a 20-entry seen "
             "hash %.0f/s, SMEMBERS of a 5-member liked set %.0f/s; both in sequence %.0f/s (today's feed sends "
             "them pipelined, once per request; the live list is cached)" % (rates[0], rates[1], combined))
@@ -742,14 +747,15 @@ class Bench:
         STARTED.remove(recorder) if recorder in STARTED else None
         report = subprocess.run(
             ["perf", "report", "--no-children", "--stdio", "-i", str(data), "--percent-limit", "0.7",
-             "-g", "none", "--sort", "symbol"],
+             "-g", "none", "--sort", "dso,symbol"],
             capture_output=True, text=True, timeout=600).stdout
         swift = shutil.which("swift")
         if swift:
             report = subprocess.run(
                 [swift, "demangle", "--simplified", "--compact"], input=report, capture_output=True, text=True,
                 timeout=300).stdout or report
-        lines = [line.rstrip() for line in report.splitlines() if line.strip() and not line.startswith("#")]
+        lines = [re.sub(r"(\s+-)+\s*$", "", line.rstrip()) for line in report.splitlines()
+                 if line.strip() and not line.startswith("#")]
         PROFILE_TEXT.extend(line[:200] for line in lines[:40])
 
     def run_feed_mixed(self):
@@ -763,7 +769,7 @@ class Bench:
         })
         pure, mix = result["pure feed"], result["mixed"]
         shown = dict(mix, rps=mix["feed_rps"])
-        ratio = mix["feed_rps"] / pure["rps"]
+        ratio = share(mix["feed_rps"], pure["rps"])
         row("feed-mixed", shown, pure["rps"], "pure feed, same run", ratio, goal="≥0.90×",
             passed=ratio >= 0.9 and mix["errors"] == 0,
             note="2%% of requests are POST like/seen (half each) on the 200 live streams; req/s counts feed "
@@ -779,7 +785,7 @@ class Bench:
             "target": lambda: measured(server.pid, lambda: wrk(server.base, "upload.lua", SECONDS, env=env)),
             "nginx": lambda: wrk(nginx.base, "upload.lua", SECONDS, env=dict(env, BENCH_PATH="/upload.json")),
         })
-        ratio = result["target"]["rps"] / result["nginx"]["rps"]
+        ratio = share(result["target"]["rps"], result["nginx"]["rps"])
         row(name, result["target"], result["nginx"]["rps"], "nginx %d-byte JSON" % len(self.ceiling_files["/upload.json"][0]),
             ratio, goal="≥%.2f×" % goal_ratio, passed=ratio >= goal_ratio and result["target"]["errors"] == 0)
 
@@ -811,7 +817,7 @@ class Bench:
             "target": lambda: measured(server.pid, lambda: wrk(server.base, "upload.lua", SECONDS, env=env)),
             "openssl": openssl,
         })
-        ratio = result["target"]["rps"] / result["openssl"]["rps"]
+        ratio = share(result["target"]["rps"], result["openssl"]["rps"])
         row("upload-gcs-rsa", result["target"], result["openssl"]["rps"], "openssl speed rsa2048 / 2", ratio,
             goal="≥0.85×", passed=ratio >= 0.85 and result["target"]["errors"] == 0,
             note="openssl speed -multi %d rsa2048: %.0f signatures/s; a request signs 2 URLs (GOOG4-RSA-SHA256)" % (
@@ -828,6 +834,24 @@ class Bench:
                 into.append((time.monotonic(), proc_rss_mib(server.pid)))
                 stop_sampling.wait(interval)
 
+        log("soak: feed at 64 connections for %d s, RSS every 5 s" % SOAK_SECONDS)
+        soak = []
+        sampler = threading.Thread(target=sample, args=(5.0, soak), daemon=True)
+        sampler.start()
+        result = measured(server.pid, lambda: wrk(server.base + FEED_PATH, "feed.lua", SOAK_SECONDS, env=env))
+        stop_sampling.set()
+        sampler.join()
+        window = min(60.0, SOAK_SECONDS / 2)
+        soak = soak[1:]  # the first sample is taken before wrk connects
+        start, end = soak[0][0], soak[-1][0]
+        first = statistics.mean(rss for at, rss in soak if at - start <= window)
+        last = statistics.mean(rss for at, rss in soak if end - at <= window)
+        ratio = share(last, first)
+        row("memory soak %ds" % SOAK_SECONDS, result, rss=last, ceiling=None, ratio=None,
+            ratio_text="%.1f→%.1f MiB" % (first, last), goal="last/first ≤1.10", passed=ratio <= 1.10,
+            note="mean VmRSS of the first vs the last %.0f s of the run (%.2f×)" % (window, ratio))
+
+        stop_sampling.clear()
         sampler = threading.Thread(target=sample, args=(0.5, samples), daemon=True)
         sampler.start()
         result = measured(server.pid, lambda: wrk(
@@ -839,23 +863,6 @@ class Bench:
             passed=peak <= 64 and result["errors"] == 0,
             note="wrk -c 1000 on the feed from 127.0.0.1 (--max-connections-per-ip raised); RSS is the peak of "
             "VmRSS sampled every 0.5 s")
-
-        log("soak: feed at 64 connections for %d s, RSS every 5 s" % SOAK_SECONDS)
-        soak = []
-        stop_sampling.clear()
-        sampler = threading.Thread(target=sample, args=(5.0, soak), daemon=True)
-        sampler.start()
-        result = measured(server.pid, lambda: wrk(server.base + FEED_PATH, "feed.lua", SOAK_SECONDS, env=env))
-        stop_sampling.set()
-        sampler.join()
-        window = min(60.0, SOAK_SECONDS / 2)
-        start, end = soak[0][0], soak[-1][0]
-        first = statistics.mean(rss for at, rss in soak if at - start <= window)
-        last = statistics.mean(rss for at, rss in soak if end - at <= window)
-        ratio = last / first
-        row("memory soak %ds" % SOAK_SECONDS, result, rss=last, ceiling=None, ratio=None,
-            ratio_text="%.1f→%.1f MiB" % (first, last), goal="last/first ≤1.10", passed=ratio <= 1.10,
-            note="mean VmRSS of the first vs the last %.0f s of the run (%.2f×)" % (window, ratio))
 
     def run_feed_scale(self):
         self.main()
@@ -876,7 +883,7 @@ class Bench:
                 base = target
                 row("feed-scale streams=%d" % count, target, goal="reference")
             else:
-                ratio = target["rps"] / base["rps"]
+                ratio = share(target["rps"], base["rps"])
                 row("feed-scale streams=%d" % count, target, base["rps"], "streams=%d" % SCALE_STREAMS[0], ratio,
                     goal="≥0.50× (near-flat)", passed=ratio >= 0.5 and target["errors"] == 0)
         # Viewers whose seen maps hold 0, 100 and 10,000 entries, at 10,000 live streams.
@@ -903,7 +910,7 @@ class Bench:
             if entries == 0:
                 row(name, target, goal="reference")
             else:
-                ratio = target["rps"] / base["rps"]
+                ratio = share(target["rps"], base["rps"])
                 row(name, target, base["rps"], "seen=0", ratio, goal="≥0.80× (flat)",
                     passed=ratio >= 0.8 and target["errors"] == 0)
         NOTES.append(
@@ -961,7 +968,7 @@ class Bench:
             "stalled commits": stalled,
         })
         base, slow = result["no commits"], result["stalled commits"]
-        ratio = slow["p99_us"] / max(base["p99_us"], 1)
+        ratio = share(slow["p99_us"], base["p99_us"])
         row("feed-slow-storage", slow, base["rps"], "same feed, no commits", None,
             ratio_text="p99 %.1f× (%.1f ms)" % (ratio, base["p99_us"] / 1000), goal="p99 ≤2×",
             passed=ratio <= 2.0 and slow["errors"] == 0,
@@ -1010,7 +1017,7 @@ def write_report(started, finished, host):
     if PROFILE_TEXT:
         lines += [
             "`perf record -g` on the server during `feed` (%d s), then `perf report --no-children --stdio "
-            "--sort symbol` (entries above 0.7%%, demangled):" % SECONDS,
+            "--sort dso,symbol -g none` (entries above 0.7%%, demangled):" % SECONDS,
             "",
             "```",
         ] + PROFILE_TEXT + ["```"]
