@@ -192,8 +192,11 @@ def expect(status, wanted, what, body=b""):
 
 
 def parallel(function, items, workers=16):
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(workers)
+    try:
         return list(pool.map(function, items))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # on Ctrl-C or a failure, drop what has not started
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1049,7 +1052,11 @@ def main():
         print("%s is missing: swift build -c release" % BINARY, file=sys.stderr)
         return 69
     WORK.mkdir(parents=True, exist_ok=True)
+    # Ctrl-C, SIGTERM and SIGHUP unwind through the finally below, which stops every child by PID
+    # (SIGINT explicitly: a shell without job control starts background jobs with it ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     started = datetime.datetime.now(datetime.timezone.utc)
     host = machine()
     log("machine: %s" % host)
