@@ -303,6 +303,23 @@ def write_lines(name, lines):
 # The server under test and its ceilings.
 
 
+DISCARDING = set()
+
+
+def discard(path):
+    """Moves a previous run's directory aside and deletes it in the background: a data dir of
+    10,000 previews takes minutes to delete on a busy disk. Leftovers go on the next run."""
+    trash = WORK / "trash"
+    trash.mkdir(exist_ok=True)
+    if path.exists():
+        path.rename(trash / ("%s-%d" % (path.name, time.time_ns())))
+    for old in trash.iterdir():
+        if old in DISCARDING:
+            continue
+        DISCARDING.add(old)
+        threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True}, daemon=True).start()
+
+
 def proc_cpu_ticks(pid):
     fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
@@ -319,7 +336,7 @@ class Server:
     def __init__(self, name, tokens, extra_flags=(), environment=None):
         self.name = name
         self.data = WORK / name
-        shutil.rmtree(self.data, ignore_errors=True)
+        discard(self.data)
         command = [BINARY, "serve", "--port", "0", "--data-dir", self.data, *SERVER_FLAGS, *extra_flags]
         env = tokens.environment()
         env.update(environment or {})
@@ -462,6 +479,9 @@ def wrk(url, script, seconds, connections=CONNECTIONS, env=None, timeout="10s"):
     for line in result.stdout.splitlines():
         if line.startswith("BENCH_RESULT "):
             data = json.loads(line[len("BENCH_RESULT "):])
+            if data["requests"] == 0:
+                # Nothing answered within the run: the requests still waiting are its errors.
+                data["errors"] = max(data["errors"], data["unanswered"], 1)
             data["seconds"] = data["duration_us"] / 1e6
             data["rps"] = data["requests"] / data["seconds"]
             data["feed_rps"] = data["feeds"] / data["seconds"]
@@ -510,18 +530,26 @@ NOTES = list(FLAG_NOTES)
 PROFILE_TEXT = []
 
 
+def ceiling_errors(result):
+    """A note when the ceiling itself answered wrongly (its figure is then no ceiling)."""
+    if result.get("errors"):
+        return "the ceiling had %d errors in its median round: its figure is not valid" % result["errors"]
+    return None
+
+
 def row(name, target=None, ceiling=None, ceiling_name="", ratio=None, ratio_text=None, goal="", passed=None,
         rss=None, note=None):
     target = target or {}
+    answered = bool(target.get("requests"))
     ROWS.append({
         "workload": name,
         "rps": target.get("rps"),
-        "p50_ms": target.get("p50_us", 0) / 1000 if "p50_us" in target else None,
-        "p99_ms": target.get("p99_us", 0) / 1000 if "p99_us" in target else None,
-        "p999_ms": target.get("p999_us", 0) / 1000 if "p999_us" in target else None,
+        "p50_ms": target["p50_us"] / 1000 if answered else None,
+        "p99_ms": target["p99_us"] / 1000 if answered else None,
+        "p999_ms": target["p999_us"] / 1000 if answered else None,
         "errors": target.get("errors"),
         "rss_mib": rss if rss is not None else target.get("rss_mib"),
-        "cpu_us": target.get("cpu_us"),
+        "cpu_us": target.get("cpu_us") if answered else None,
         "ceiling": ceiling_name,
         "ceiling_rps": ceiling,
         "ratio": ratio_text if ratio_text is not None else ("%.2f×" % ratio if ratio is not None else ""),
@@ -530,6 +558,9 @@ def row(name, target=None, ceiling=None, ceiling_name="", ratio=None, ratio_text
     })
     if note:
         NOTES.append("%s: %s" % (name, note))
+    if target and not answered:
+        NOTES.append("%s: no request was answered within a %d s round (%d still waiting at its end, counted as "
+                     "errors)" % (name, SECONDS, target.get("unanswered", 0)))
 
 
 COLUMNS = [
@@ -711,7 +742,8 @@ class Bench:
             "nginx": lambda: wrk(nginx.base + "/healthz", "feed.lua", SECONDS, env=env),
         })
         ratio = share(result["target"]["rps"], result["nginx"]["rps"])
-        row("healthz", result["target"], result["nginx"]["rps"], "nginx same bytes", ratio, goal="reference")
+        row("healthz", result["target"], result["nginx"]["rps"], "nginx same bytes", ratio, goal="reference",
+            note=ceiling_errors(result["nginx"]))
 
     def redis_ceiling(self, feed):
         """redis-benchmark for the commands one feed request sends (HGETALL seen, SMEMBERS liked)."""
@@ -738,7 +770,7 @@ class Bench:
 
     def profile(self, server):
         if shutil.which("perf") is None:
-            PROFILE_TEXT.append("perf is not installed (Debian linux-perf); no profile.")
+            NOTES.append("profile: perf is not installed (Debian linux-perf)")
             return
         data = WORK / "perf.data"
         log("profiling feed with perf record -g for %d s" % SECONDS)
@@ -747,19 +779,25 @@ class Bench:
             stdout=subprocess.DEVNULL, stderr=open(WORK / "perf.stderr.log", "w"))
         wrk(server.base + FEED_PATH, "feed.lua", SECONDS, env={"BENCH_TOKENS": str(self.viewer_tokens)})
         recorder.wait(timeout=SECONDS + 60)
-        STARTED.remove(recorder) if recorder in STARTED else None
+        stop(recorder)
+        flat = self.perf_report(data, ["--percent-limit", "0.7", "-g", "none", "--sort", "dso,symbol"])
+        chains = self.perf_report(data, ["--percent-limit", "5", "-g", "caller,2,callee,function,percent",
+                                         "--sort", "symbol"])
+        PROFILE_TEXT.append(("flat", flat[:40]))
+        PROFILE_TEXT.append(("chains", chains[:60]))
+
+    @staticmethod
+    def perf_report(data, options):
         report = subprocess.run(
-            ["perf", "report", "--no-children", "--stdio", "-i", str(data), "--percent-limit", "0.7",
-             "-g", "none", "--sort", "dso,symbol"],
+            ["perf", "report", "--no-children", "--stdio", "-i", str(data), *options],
             capture_output=True, text=True, timeout=600).stdout
         swift = shutil.which("swift")
         if swift:
             report = subprocess.run(
                 [swift, "demangle", "--simplified", "--compact"], input=report, capture_output=True, text=True,
                 timeout=300).stdout or report
-        lines = [re.sub(r"(\s+-)+\s*$", "", line.rstrip()) for line in report.splitlines()
-                 if line.strip() and not line.startswith("#")]
-        PROFILE_TEXT.extend(line[:200] for line in lines[:40])
+        return [re.sub(r"(\s+-)+\s*$", "", line.rstrip())[:160] for line in report.splitlines()
+                if line.strip() and not line.startswith("#") and line.strip() != "|"]
 
     def run_feed_mixed(self):
         server = self.main()
@@ -789,8 +827,9 @@ class Bench:
             "nginx": lambda: wrk(nginx.base, "upload.lua", SECONDS, env=dict(env, BENCH_PATH="/upload.json")),
         })
         ratio = share(result["target"]["rps"], result["nginx"]["rps"])
-        row(name, result["target"], result["nginx"]["rps"], "nginx %d-byte JSON" % len(self.ceiling_files["/upload.json"][0]),
-            ratio, goal="≥%.2f×" % goal_ratio, passed=ratio >= goal_ratio and result["target"]["errors"] == 0)
+        row(name, result["target"], result["nginx"]["rps"],
+            "nginx %d-byte JSON" % len(self.ceiling_files["/upload.json"][0]), ratio, goal="≥%.2f×" % goal_ratio,
+            passed=ratio >= goal_ratio and result["target"]["errors"] == 0, note=ceiling_errors(result["nginx"]))
 
     def run_upload_local(self):
         self.main()
@@ -890,7 +929,7 @@ class Bench:
                 row("feed-scale streams=%d" % count, target, base["rps"], "streams=%d" % SCALE_STREAMS[0], ratio,
                     goal="≥0.50× (near-flat)", passed=ratio >= 0.5 and target["errors"] == 0)
         # Viewers whose seen maps hold 0, 100 and 10,000 entries, at 10,000 live streams.
-        groups = {0: 16, 100: 16, 10000: 4}
+        groups = {0: 16, 100: 16, 10000: 2}
         files = {}
         actions = []
         rng = random.Random(9)
@@ -919,7 +958,7 @@ class Bench:
         NOTES.append(
             "feed-scale: its own server; live streams seeded cumulatively (10, 100, 1,000, 10,000), read by the "
             "1,000 viewer tokens (no seen marks there); seen=N rows at 10,000 live streams with viewers whose "
-            "seen hash holds N entries (16, 16 and 4 viewers)")
+            "seen hash holds N entries (16, 16 and 2 viewers)")
         self.release("scale")
 
     def run_feed_slow_storage(self):
@@ -1017,13 +1056,20 @@ def write_report(started, finished, host):
         "## Profile",
         "",
     ]
-    if PROFILE_TEXT:
+    sections = dict(PROFILE_TEXT)
+    if sections:
         lines += [
-            "`perf record -g` on the server during `feed` (%d s), then `perf report --no-children --stdio "
-            "--sort dso,symbol -g none` (entries above 0.7%%, demangled):" % SECONDS,
+            "`perf record -g` on the server during a `feed` run of %d s (after the rounds), then" % SECONDS,
+            "`perf report --no-children --stdio --sort dso,symbol -g none` (entries above 0.7%, demangled):",
             "",
             "```",
-        ] + PROFILE_TEXT + ["```"]
+        ] + sections["flat"] + [
+            "```",
+            "",
+            "Where the entries above 5% are called from (`-g caller,2,callee,function,percent --sort symbol`):",
+            "",
+            "```",
+        ] + sections["chains"] + ["```"]
     else:
         lines += ["Not profiled in this run (BENCH_PROFILE=1 records one during `feed`)."]
     target.write_text("\n".join(lines) + "\n")

@@ -1,6 +1,7 @@
 -- Shared by the wrk scripts of `make bench` (loaded with dofile from BENCH_LUA_DIR).
--- Every thread counts the answers it judged wrong in `failures`; done() adds the socket
--- errors wrk saw and prints one machine-readable line for scripts/bench/bench.py.
+-- Every thread counts the requests it sent in `sent` and the answers it judged wrong in
+-- `failures`; done() adds the socket errors wrk saw, names the requests still unanswered when
+-- the run ended, and prints one machine-readable line for scripts/bench/bench.py.
 
 bench = {}
 bench.threads = {}
@@ -30,8 +31,9 @@ function setup(thread)
 end
 
 function done(summary, latency, requests)
-  local failures, feeds, writes = 0, 0, 0
+  local failures, feeds, writes, sent = 0, 0, 0, 0
   for _, thread in ipairs(bench.threads) do
+    sent = sent + (thread:get("sent") or 0)
     failures = failures + (thread:get("failures") or 0)
     feeds = feeds + (thread:get("feeds") or 0)
     writes = writes + (thread:get("writes") or 0)
@@ -40,7 +42,9 @@ function done(summary, latency, requests)
   local errors = failures + e.connect + e.read + e.write + e.timeout
   io.write(string.format(
     'BENCH_RESULT {"requests": %d, "errors": %d, "failures": %d, "socket_errors": %d, "feeds": %d, '
-      .. '"writes": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d, "p999_us": %d, "max_us": %d}\n',
+      .. '"writes": %d, "unanswered": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d, "p999_us": %d, '
+      .. '"max_us": %d}\n',
     summary.requests, errors, failures, e.connect + e.read + e.write + e.timeout, feeds, writes,
+    math.max(sent - feeds - writes - failures, 0),
     summary.duration, latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max))
 end

@@ -13,10 +13,11 @@ function init(args)
   streams = bench.lines(os.getenv("BENCH_STREAMS"))
   math.randomseed(os.time() * 1000 + (thread_index or 0))
   index = math.random(math.max(#tokens, 1))
-  failures, feeds, writes = 0, 0, 0
+  failures, feeds, writes, sent = 0, 0, 0, 0
 end
 
 function request()
+  sent = sent + 1
   local headers = {}
   if #tokens > 0 then
     index = index % #tokens + 1

@@ -16,10 +16,11 @@ function init(args)
   end
   math.randomseed(os.time() * 1000 + (thread_index or 0))
   index = math.random(math.max(#pairs_list, 1))
-  failures, feeds, writes = 0, 0, 0
+  failures, feeds, writes, sent = 0, 0, 0, 0
 end
 
 function request()
+  sent = sent + 1
   local pair = pairs_list[index]
   index = index % #pairs_list + 1
   local headers = { ["Authorization"] = "Bearer " .. pair.token }
