@@ -62,13 +62,15 @@ class Handler(BaseHTTPRequestHandler):
         key = self._key()
         with LOCK:
             if self.headers.get("If-None-Match") == "*" and key in OBJECTS:
-                self._answer(412, [("Content-Type", "application/xml")], b"<Error><Code>PreconditionFailed</Code></Error>")
+                error = b"<Error><Code>PreconditionFailed</Code></Error>"
+                self._answer(412, [("Content-Type", "application/xml")], error)
                 return
             OBJECTS[key] = (body, self.headers.get("Content-Type") or "application/octet-stream")
         self._answer(200, [("ETag", '"%s"' % hashlib.md5(body).hexdigest())])
 
     def _object_headers(self, body, content_type):
-        return [("Content-Type", content_type), ("ETag", '"%s"' % hashlib.md5(body).hexdigest()), ("Accept-Ranges", "bytes")]
+        etag = '"%s"' % hashlib.md5(body).hexdigest()
+        return [("Content-Type", content_type), ("ETag", etag), ("Accept-Ranges", "bytes")]
 
     def do_HEAD(self):
         if STALL["seconds"] > 0:
@@ -97,7 +99,8 @@ class Handler(BaseHTTPRequestHandler):
         if start >= len(body):
             self._answer(416, [("Content-Range", "bytes */%d" % len(body))])
             return
-        headers = self._object_headers(body, content_type) + [("Content-Range", "bytes %d-%d/%d" % (start, end, len(body)))]
+        content_range = "bytes %d-%d/%d" % (start, end, len(body))
+        headers = self._object_headers(body, content_type) + [("Content-Range", content_range)]
         self._answer(206, headers, body[start : end + 1])
 
     def do_DELETE(self):
