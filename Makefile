@@ -52,7 +52,7 @@ fuzz:
 # Load benchmark of a release build against nginx and the other ceilings (scripts/bench/bench.py,
 # Python 3 standard library): one table, BENCHMARKS.md. Knobs: BENCH_SECONDS (per round, 10),
 # BENCH_ROUNDS (3), BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (600), BENCH_PROFILE=1.
-# About 20 minutes in all; not part of make test.
+# About 25 minutes in all (18 with BENCH_SOAK_SECONDS=120); not part of make test.
 PYTHON ?= /usr/bin/python3
 .PHONY: bench bench-deps
 bench-deps:
