@@ -12,6 +12,7 @@ help:
 	@echo "make build  debug build"
 	@echo "make lint   swift format lint (strict, the checked-in .swift-format); make format applies it"
 	@echo "make fuzz   build the libFuzzer targets and run each for FUZZ_SECONDS (default 60)"
+	@echo "make bench  install wrk and nginx (as root), build release, run the load workloads, print the table, write BENCHMARKS.md"
 
 deps:
 	scripts/install-deps.sh run
@@ -47,6 +48,19 @@ FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# Load benchmark of a release build against nginx and the other ceilings (scripts/bench/bench.py,
+# Python 3 standard library): one table, BENCHMARKS.md. Knobs: BENCH_SECONDS (per round, 10),
+# BENCH_ROUNDS (3), BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (600), BENCH_PROFILE=1.
+# About 25 minutes in all (18 with BENCH_SOAK_SECONDS=120); not part of make test.
+PYTHON ?= /usr/bin/python3
+.PHONY: bench bench-deps
+bench-deps:
+	scripts/install-deps.sh bench
+
+bench: bench-deps
+	$(SWIFT) build -c release
+	$(PYTHON) scripts/bench/bench.py
 
 clean:
 	rm -rf .build

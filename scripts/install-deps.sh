@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages StreamPreview builds, runs and tests with.
-# Usage: scripts/install-deps.sh run|test
+# Usage: scripts/install-deps.sh run|test|bench
 # Already installed packages are skipped; installing needs root (CI and the
 # README's commands run as root on a fresh Debian 12 machine).
 set -euo pipefail
@@ -10,17 +10,31 @@ run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicro
 # the openssl CLI (crypto oracles), ffmpeg (real MP4 clips for the box reader) and
 # iproute2 (the loopback-only network namespace LocalStack runs in).
 test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2)
+# make bench: wrk drives the load, nginx is the ceiling, python3 runs the driver,
+# redis-tools has redis-benchmark, openssl times RSA signing; perf is installed when the
+# archive has it (BENCH_PROFILE=1), see optional_bench_packages.
+bench_packages=("${run_packages[@]}" wrk nginx-light python3 redis-tools openssl)
+optional_bench_packages=(linux-perf)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
-  *) echo "usage: $0 run|test" >&2; exit 64 ;;
+  bench) wanted=("${bench_packages[@]}") ;;
+  *) echo "usage: $0 run|test|bench" >&2; exit 64 ;;
 esac
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
 missing=()
 for package in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  installed "$package" || missing+=("$package")
 done
+if [ "${1:-run}" = bench ] && [ "$(id -u)" = 0 ]; then
+  # Optional: only a profile (BENCH_PROFILE=1) needs perf; the benchmark runs without it.
+  for package in "${optional_bench_packages[@]}"; do
+    if ! installed "$package" && apt-cache show "$package" >/dev/null 2>&1; then missing+=("$package"); fi
+  done
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
@@ -31,4 +45,4 @@ fi
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
