@@ -91,6 +91,17 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
                 != likedMore.entityTag(afterLike, format: .json, crypto: crypto))
     }
 
+    @Test func aFeedOfOnlyExpiredPreviewsIsEmptyAndAsksNothing() {
+        let live = (1...200).map { liveStream(Int64($0), updatedAt: 1, likes: 0, expiresAt: 10) }
+        var asked = 0
+        let picks = feedSnapshot(live).playOrder(now: 10, limit: 20, current: 5) { ids in
+            asked += ids.count
+            return ViewerState.anonymous.flags(ids)
+        }
+        #expect(picks.isEmpty)
+        #expect(asked == 0)
+    }
+
     @Test func aTypicalViewerIsAskedAboutOneBatchOfStreamsNotAboutEveryLiveStream() {
         var random = SplitMix64(state: 3)
         let live = randomLive(count: 5_000, using: &random).map {

@@ -28,25 +28,43 @@ extension FeedSnapshot {
     ) rethrows -> [FeedPick] {
         guard limit > 0 else { return [] }
         let currentIndex = current.flatMap { indexById[$0] }.flatMap { isLive($0, now: now) ? $0 : nil }
-        var known: [Int32: ViewerFlags] = [:]
-        var cursor = 0  // unseenOrder[..<cursor] has known flags (expired entries aside)
+        // Flags by position in unseenOrder (default where not asked: expired, or current), so a
+        // request needs no hash table; `currentFlags` apart.
+        var flagsAtPosition: [ViewerFlags] = []
+        var currentFlags = ViewerFlags()
 
         func ask(upTo count: Int) throws {
-            var batch: [Int32] = []
-            if let currentIndex, known[currentIndex] == nil { batch.append(currentIndex) }
-            while cursor < unseenOrder.count, batch.count < count {
-                let index = unseenOrder[cursor]
-                cursor += 1
-                if isLive(index, now: now), index != currentIndex { batch.append(index) }
+            var positions: [Int] = []
+            var streamIds: [Int64] = []
+            streamIds.reserveCapacity(min(count, unseenOrder.count) + 1)
+            let firstPosition = flagsAtPosition.count
+            let asksForCurrent = currentIndex != nil && firstPosition == 0
+            if let currentIndex, asksForCurrent { streamIds.append(entries[Int(currentIndex)].preview.streamId) }
+            var position = firstPosition
+            while position < unseenOrder.count, positions.count < count {
+                let index = unseenOrder[position]
+                if isLive(index, now: now), index != currentIndex {
+                    positions.append(position)
+                    streamIds.append(entries[Int(index)].preview.streamId)
+                }
+                position += 1
             }
-            guard !batch.isEmpty else { return }
-            let answers = try flags(batch.map { entries[Int($0)].preview.streamId })
-            precondition(answers.count == batch.count, "one ViewerFlags per stream asked about")
-            for (index, answer) in zip(batch, answers) { known[index] = answer }
+            flagsAtPosition.append(contentsOf: repeatElement(ViewerFlags(), count: position - firstPosition))
+            guard !streamIds.isEmpty else { return }
+            let answers = try flags(streamIds)
+            precondition(answers.count == streamIds.count, "one ViewerFlags per stream asked about")
+            var next = answers.startIndex
+            if asksForCurrent {
+                currentFlags = answers[next]
+                next += 1
+            }
+            for position in positions {
+                flagsAtPosition[position] = answers[next]
+                next += 1
+            }
         }
 
-        func pick(_ index: Int32) -> FeedPick {
-            let flags = known[index] ?? ViewerFlags()
+        func pick(_ index: Int32, _ flags: ViewerFlags) -> FeedPick {
             let preview = entries[Int(index)].preview
             return FeedPick(
                 streamId: preview.streamId, index: index, seen: flags.seenVersion == preview.version,
@@ -58,27 +76,33 @@ extension FeedSnapshot {
         picks.reserveCapacity(limit)
         var batchSize = 2 * limit + 24
         try ask(upTo: batchSize)
-        if let currentIndex { picks.append(pick(currentIndex)) }
+        if let currentIndex { picks.append(pick(currentIndex, currentFlags)) }
         var position = 0
         var taken = 0
         while taken < wanted {
-            if position == cursor {
-                guard cursor < unseenOrder.count else { break }
+            if position == flagsAtPosition.count {
+                guard position < unseenOrder.count else { break }
                 batchSize *= 4  // a viewer who has seen most streams: few, growing batches
                 try ask(upTo: batchSize)
             }
             let index = unseenOrder[position]
+            let candidate = pick(index, flagsAtPosition[position])
             position += 1
             guard index != currentIndex, isLive(index, now: now) else { continue }
-            let candidate = pick(index)
             if !candidate.seen {
                 picks.append(candidate)
                 taken += 1
             }
         }
-        // Fewer unseen than wanted: every live stream's flags are known now.
+        guard taken < wanted else { return picks }
+        // Fewer unseen than wanted: every live stream's flags are known now; the seen ones follow
+        // in seen order (rare: a viewer who has seen nearly every live stream).
+        var seenFlags: [Int32: ViewerFlags] = [:]
+        for (position, flags) in flagsAtPosition.enumerated() where flags.seenVersion != nil {
+            seenFlags[unseenOrder[position]] = flags
+        }
         for index in seenOrder where taken < wanted && index != currentIndex && isLive(index, now: now) {
-            let candidate = pick(index)
+            let candidate = pick(index, seenFlags[index] ?? ViewerFlags())
             if candidate.seen {
                 picks.append(candidate)
                 taken += 1
