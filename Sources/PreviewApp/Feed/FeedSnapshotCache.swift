@@ -1,11 +1,12 @@
+import Dispatch
 import PreviewCore
 import PreviewRedis
 import Synchronization
 
 /// The feed snapshot shared by every request: the live list read from Redis at most once per
-/// `maxAge` milliseconds (by one request at a time; the others keep using the previous
-/// snapshot meanwhile) and once per URL grid window, and patched at once with the changes this
-/// process makes, so its own writes show without a reload.
+/// `maxAge` milliseconds and once per URL grid window (one load at a time, off the request path
+/// while the previous snapshot is recent enough to serve meanwhile), and patched at once with
+/// the changes this process makes, so its own writes show without a reload.
 final class FeedSnapshotCache: Sendable {
     /// Mints a live stream's item (its URLs) at a time, as a template.
     typealias Render = @Sendable (_ stream: LiveStream, _ now: Int64) throws -> FeedItemTemplate
@@ -37,19 +38,37 @@ final class FeedSnapshotCache: Sendable {
     func snapshot(nowMilliseconds: Int64) throws -> FeedSnapshot {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
         let cached = current.withLock { $0 }
-        if let cached, cached.signingTime == signingTime,
-            nowMilliseconds - cached.loadedAtMilliseconds < maxAgeMilliseconds
-        {
-            return cached
-        }
+        let age = cached.map { nowMilliseconds - $0.loadedAtMilliseconds } ?? .max
+        if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds { return cached }
         let mayLoad = writer.withLock { writer in
             guard !writer.loading else { return false }
             writer.loading = true
             return true
         }
-        // Another request is loading: the previous snapshot serves until it is done.
-        if !mayLoad, let cached { return cached }
+        if let cached, age < maxAgeMilliseconds * Self.staleServingFactor {
+            // Slightly stale (or of the previous URL window, whose URLs stay valid far longer):
+            // answer from it and read the list again off the request path, so no request (nor
+            // the connections sharing its thread) waits for a reload.
+            if mayLoad { reloadInBackground(nowMilliseconds: nowMilliseconds, signingTime: signingTime) }
+            return cached
+        }
+        // No snapshot, or one too old to serve: this request loads (and, when another load is
+        // under way, does not store its result).
         return try load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: mayLoad)
+    }
+
+    /// Past this many `maxAge`s a snapshot is not served while a reload runs: the request
+    /// reloads itself, and fails if Redis does (a feed must not silently freeze).
+    private static let staleServingFactor: Int64 = 10
+
+    private func reloadInBackground(nowMilliseconds: Int64, signingTime: Int64) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            do {
+                _ = try self.load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: true)
+            } catch {
+                Log.warn("feed_reload_failed", ["error": "\(error)"])
+            }
+        }
     }
 
     /// Reads the live list and swaps in its snapshot. Without `owner` (no snapshot yet and

@@ -1,0 +1,51 @@
+import PreviewCore
+import PreviewCrypto
+import PreviewTestSupport
+import Testing
+
+@testable import PreviewApp
+
+/// The shared feed snapshot as a second replica sees it: changes it did not make arrive by reload.
+@Suite struct FeedSnapshotCacheTests {
+    let harness: AppHarness
+    /// Another replica's cache over the same Redis: the harness's writes do not patch it.
+    let replica: FeedSnapshotCache
+
+    init() throws {
+        harness = try AppHarness()
+        replica = AppContext.feedCache(
+            store: harness.context.store, storage: harness.local, crypto: OpenSSLCrypto(), maxAgeMilliseconds: 1000,
+            grid: ExpiryGrid())
+    }
+
+    private func liveIds(_ snapshot: FeedSnapshot, at milliseconds: Int64) -> [Int64] {
+        snapshot.playOrder(now: milliseconds / 1000, limit: 100, current: nil) {
+            Array(repeating: ViewerFlags(), count: $0.count)
+        }.map(\.streamId)
+    }
+
+    @Test func anotherReplicasCommitShowsAfterTheCacheAgeWhileTheOldSnapshotAnswersMeanwhile() throws {
+        _ = try harness.publish(stream: 1)
+        let start = harness.clock.milliseconds
+        #expect(liveIds(try replica.snapshot(nowMilliseconds: start), at: start) == [1])
+        _ = try harness.publish(stream: 2)
+        #expect(liveIds(try replica.snapshot(nowMilliseconds: start + 500), at: start) == [1])
+        // Past the age: answered at once from the old snapshot, reloaded off the request path.
+        #expect(liveIds(try replica.snapshot(nowMilliseconds: start + 1_000), at: start) == [1])
+        let reloaded = eventually {
+            (try? replica.snapshot(nowMilliseconds: start + 1_001)).map { liveIds($0, at: start).count } == 2
+        }
+        #expect(reloaded)
+    }
+
+    @Test func aSnapshotFarPastItsAgeIsNotServedWhenRedisCannotReloadIt() throws {
+        _ = try harness.publish(stream: 1)
+        let start = harness.clock.milliseconds
+        #expect(liveIds(try replica.snapshot(nowMilliseconds: start), at: start) == [1])
+        harness.redis.stop()
+        // A little stale: still answered (the background reload fails and is logged).
+        #expect(liveIds(try replica.snapshot(nowMilliseconds: start + 2_000), at: start) == [1])
+        // Ten ages on, the request reloads itself and fails with Redis.
+        #expect(throws: (any Error).self) { try replica.snapshot(nowMilliseconds: start + 10_000) }
+    }
+}
