@@ -9,6 +9,8 @@
 public struct SigV4Signer: Sendable {
     public let credentials: SigV4Credentials
     private let crypto: any CryptoPrimitives
+    /// `kSigning` of the last scope signed in.
+    private let signingKeys = SigningKeyCache()
 
     public init(credentials: SigV4Credentials, crypto: any CryptoPrimitives) {
         self.credentials = credentials
@@ -18,11 +20,12 @@ public struct SigV4Signer: Sendable {
     /// The presigned URL.
     public func presign(_ request: SigV4PresignRequest) throws(SigV4PresignError) -> String {
         let prepared = try prepare(request)
-        let key = SigV4Canonical.signingKey(
-            secret: credentials.secretAccessKey, date: prepared.date, region: request.region,
-            service: request.service, crypto: crypto)
-        let signature = SigV4Canonical.signature(
-            signingKey: key, stringToSign: stringToSign(prepared), crypto: crypto)
+        let key = signingKeys.key(scope: prepared.scope, crypto: crypto) {
+            SigV4Canonical.signingKey(
+                secret: credentials.secretAccessKey, date: prepared.date, region: request.region,
+                service: request.service, crypto: crypto)
+        }
+        let signature = key.authenticate(Array(stringToSign(prepared).utf8))
         let query = prepared.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         return "\(request.scheme)://\(request.urlAuthority ?? prepared.host)\(prepared.uri)?\(query)"
             + "&\(SigV4Canonical.Param.signature)=\(Hex.encode(signature))"
