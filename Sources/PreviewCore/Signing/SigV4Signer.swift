@@ -102,16 +102,17 @@ public struct SigV4Signer: Sendable {
         guard request.scheme == "http" || request.scheme == "https" else { throw .invalidScheme(request.scheme) }
         guard request.path.first == UInt8(ascii: "/") else { throw .invalidPath }
         guard !request.method.isEmpty else { throw .invalidField("method") }
-        for (name, value) in [
-            ("region", request.region), ("service", request.service), ("accessKeyId", credentials.accessKeyId),
-        ] where value.isEmpty || value.contains("/") {
-            throw .invalidField(name)
-        }
+        let isScopeField = { (value: String) in !value.isEmpty && !value.contains("/") }
+        guard isScopeField(request.region) else { throw .invalidField("region") }
+        guard isScopeField(request.service) else { throw .invalidField("service") }
+        guard isScopeField(credentials.accessKeyId) else { throw .invalidField("accessKeyId") }
         for header in request.signedHeaders {
             guard HTTPToken.isToken(header.name) else {
                 throw .invalidHeaderName(header.name)
             }
-            guard header.name.lowercased() != "host" else { throw .reservedName(header.name) }
+            guard header.name.utf8.count != 4 || header.name.lowercased() != "host" else {
+                throw .reservedName(header.name)
+            }
         }
         for parameter in request.extraQuery where SigV4Canonical.Param.all.contains(parameter.name) {
             throw .reservedName(parameter.name)
