@@ -1,4 +1,4 @@
-// SHA-256, one-shot HMAC-SHA256, constant-time comparison and random bytes.
+// SHA-256, one-shot and prepared HMAC-SHA256, constant-time comparison and random bytes.
 public import PreviewCore
 
 /// OpenSSL-backed implementation of Core's `CryptoPrimitives`: SHA-256 (FIPS 180-4),
@@ -12,8 +12,18 @@ public struct OpenSSLCrypto: CryptoPrimitives {
         LibCrypto.hmacSHA256(key: key, message: message)
     }
 
+    /// A keyed OpenSSL context kept as a template and copied per message.
+    public func hmacKey(_ key: [UInt8]) -> any HMACKey { PreparedHMACKey(template: LibCrypto.HMACTemplate(key: key)) }
+
     /// Lengths are not secret (a MAC's length is public), so different lengths return at once.
     public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool { LibCrypto.constantTimeEqual(a, b) }
+}
+
+/// An HMAC-SHA256 key held as a keyed OpenSSL context (`LibCrypto.HMACTemplate`).
+struct PreparedHMACKey: HMACKey {
+    let template: LibCrypto.HMACTemplate
+
+    func authenticate(_ message: [UInt8]) -> [UInt8] { template.authenticate(message) }
 }
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG (`RAND_bytes`).

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `WireJSON.encode`
-/// (sorted keys, so the same claims always give the same token).
+/// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `JSONWriter` (sorted
+/// keys, so the same claims always give the same token) and read by `JSONValue` where the JSON
+/// is plain, by `JSONDecoder` otherwise (so what it accepted and refused stays so).
 enum JWTJSON {
     /// The JOSE header (RFC 7515 §4.1).
     struct Header: Codable {
@@ -77,5 +78,119 @@ enum JWTJSON {
 
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) -> Value? {
         try? JSONDecoder().decode(type, from: Data(bytes))
+    }
+
+    /// The header of a token; nil when it is not a JSON object of the header's shape.
+    static func header(_ bytes: [UInt8]) -> Header? {
+        if var object = JSONObjectReader(bytes) {
+            var header = Header(
+                alg: object.optionalString("alg"), kid: object.optionalString("kid"), typ: object.optionalString("typ"))
+            header.hasCritical = object.contains("crit")
+            if !object.failed { return header }
+        }
+        return decode(Header.self, from: bytes)
+    }
+
+    /// The claims of a token; nil when they are not a JSON object of the claims' shape.
+    static func payload(_ bytes: [UInt8]) -> Payload? {
+        if var object = JSONObjectReader(bytes) {
+            let payload = Payload(
+                sub: object.optionalString("sub"), role: object.optionalString("role"),
+                streamIds: streamIDs(object.value("stream_ids"), failed: &object),
+                iat: object.optionalNumber("iat"), exp: object.optionalNumber("exp"), nbf: object.optionalNumber("nbf"))
+            if !object.failed { return payload }
+        }
+        return decode(Payload.self, from: bytes)
+    }
+
+    /// `stream_ids` as `StreamIDClaim` reads it: valid stream IDs as integers or decimal strings.
+    private static func streamIDs(_ value: JSONValue?, failed object: inout JSONObjectReader) -> [StreamIDClaim]? {
+        switch value {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var ids: [StreamIDClaim] = []
+            ids.reserveCapacity(elements.count)
+            for element in elements {
+                switch element {
+                case .number(let text):
+                    guard let id = JSONObjectReader.plainInteger(text), StreamID.isValid(id) else { break }
+                    ids.append(StreamIDClaim(id))
+                    continue
+                case .string(let text):
+                    guard let id = StreamID.parse(text) else { break }
+                    ids.append(StreamIDClaim(id))
+                    continue
+                default: break
+                }
+                object.fail()
+                return nil
+            }
+            return ids
+        default:
+            object.fail()
+            return nil
+        }
+    }
+}
+
+extension JWTJSON.Header {
+    /// `{"alg":…,"kid":…,"typ":…}`, keys sorted, absent members left out (as `JSONEncoder`
+    /// leaves out nil optionals); `crit` is never written.
+    func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 64)
+        writer.beginObject()
+        if let alg {
+            writer.key("alg")
+            writer.string(alg)
+        }
+        if let kid {
+            writer.key("kid")
+            writer.string(kid)
+        }
+        if let typ {
+            writer.key("typ")
+            writer.string(typ)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension JWTJSON.Payload {
+    /// The claims, keys sorted, absent members left out; stream IDs as decimal strings.
+    func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.beginObject()
+        if let exp {
+            writer.key("exp")
+            writer.number(exp)
+        }
+        if let iat {
+            writer.key("iat")
+            writer.number(iat)
+        }
+        if let nbf {
+            writer.key("nbf")
+            writer.number(nbf)
+        }
+        if let role {
+            writer.key("role")
+            writer.string(role)
+        }
+        if let streamIds {
+            writer.key("stream_ids")
+            writer.beginArray()
+            for id in streamIds {
+                writer.element()
+                writer.int64String(id.value)
+            }
+            writer.endArray()
+        }
+        if let sub {
+            writer.key("sub")
+            writer.string(sub)
+        }
+        writer.endObject()
+        return writer.bytes
     }
 }

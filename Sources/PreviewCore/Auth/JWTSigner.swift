@@ -15,7 +15,7 @@ public struct JWTSigner: Sendable {
             sub: claims.subject, role: claims.role.rawValue,
             streamIds: claims.streamIds.map(JWTJSON.StreamIDClaim.init),
             iat: claims.issuedAt, exp: claims.expiresAt)
-        let signingInput = Base64URL.encode(WireJSON.encode(header)) + "." + Base64URL.encode(WireJSON.encode(payload))
+        let signingInput = Base64URL.encode(header.jsonBytes()) + "." + Base64URL.encode(payload.jsonBytes())
         let mac = crypto.hmacSHA256(key: key, message: Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(mac)
     }

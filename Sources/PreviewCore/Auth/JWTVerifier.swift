@@ -14,11 +14,16 @@ public struct JWTVerifier: Sendable {
     /// cannot have been minted to work for years.
     public let maxLifetime: Int64
     private let crypto: any CryptoPrimitives
+    /// The keys of `keys`, set up once for HMAC (every authenticated request verifies a MAC).
+    private let defaultMAC: any HMACKey
+    private let namedMACs: [String: any HMACKey]
 
     public init(keys: JWTKeySet, maxLifetime: Int64 = defaultMaxLifetime, crypto: any CryptoPrimitives) {
         self.keys = keys
         self.maxLifetime = maxLifetime
         self.crypto = crypto
+        defaultMAC = crypto.hmacKey(keys.defaultKey)
+        namedMACs = keys.keys.mapValues { crypto.hmacKey($0) }
     }
 
     /// The claims of `token` if it is well-formed, signed by a key of the set, no longer-lived
@@ -28,7 +33,7 @@ public struct JWTVerifier: Sendable {
         guard token.utf8.count <= Self.maxTokenLength else { return .failure(.malformed) }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(Substring(parts[0])),
-            let header = JWTJSON.decode(JWTJSON.Header.self, from: headerBytes), let alg = header.alg
+            let header = JWTJSON.header(headerBytes), let alg = header.alg
         else { return .failure(.malformed) }
         // Before the signature part is looked at: `alg: none` tokens have an empty one.
         guard alg == JWTAlgorithm.hs256 else { return .failure(.unsupportedAlgorithm(alg)) }
@@ -40,19 +45,19 @@ public struct JWTVerifier: Sendable {
             let payloadBytes = Base64URL.decode(Substring(parts[1])),
             let mac = Base64URL.decode(Substring(parts[2]))
         else { return .failure(.malformed) }
-        let key: [UInt8]
+        let key: any HMACKey
         if let kid = header.kid {
-            guard let named = keys.keys[kid] else { return .failure(.unknownKeyID(kid)) }
+            guard let named = namedMACs[kid] else { return .failure(.unknownKeyID(kid)) }
             key = named
         } else {
-            key = keys.defaultKey
+            key = defaultMAC
         }
 
         let signingInput = Array(token.utf8[..<parts[1].endIndex])
-        let expected = crypto.hmacSHA256(key: key, message: signingInput)
+        let expected = key.authenticate(signingInput)
         guard crypto.constantTimeEqual(expected, mac) else { return .failure(.badSignature) }
 
-        guard let payload = JWTJSON.decode(JWTJSON.Payload.self, from: payloadBytes) else {
+        guard let payload = JWTJSON.payload(payloadBytes) else {
             return .failure(.malformed)
         }
         return claims(from: payload, now: now, leeway: max(0, leeway))

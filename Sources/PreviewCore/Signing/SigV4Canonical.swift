@@ -44,19 +44,30 @@ enum SigV4Canonical {
     /// Lower-cased names, values trimmed with inner whitespace runs collapsed to one space,
     /// repeated names joined with `,`, sorted by name.
     static func headers(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        var byName: [String: [String]] = [:]
-        for field in fields {
-            byName[field.name.lowercased(), default: []].append(normaliseValue(field.value))
+        // A stable sort keeps repeated names in the order given, as the joined value needs.
+        let sorted = fields.enumerated()
+            .map { (name: $0.element.name.lowercased(), value: normaliseValue($0.element.value), order: $0.offset) }
+            .sorted { $0.name != $1.name ? $0.name < $1.name : $0.order < $1.order }
+        var merged: [(name: String, value: String)] = []
+        merged.reserveCapacity(sorted.count)
+        for field in sorted {
+            if let last = merged.last, last.name == field.name {
+                merged[merged.count - 1].value = last.value + "," + field.value
+            } else {
+                merged.append((name: field.name, value: field.value))
+            }
         }
-        return byName.keys.sorted().map { name in (name: name, value: byName[name, default: []].joined(separator: ","))
-        }
+        return merged
     }
 
     /// `Trimall`: leading and trailing whitespace removed, inner runs become one space (as
     /// botocore's `' '.join(value.split())`).
     static func normaliseValue(_ value: String) -> String {
-        value.utf8
-            .split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) })
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        // Most values (types, lengths, dates) have no whitespace at all: nothing to do.
+        guard value.utf8.contains(where: isSpace) else { return value }
+        return value.utf8
+            .split(whereSeparator: isSpace)
             .map { String(decoding: $0, as: UTF8.self) }
             .joined(separator: " ")
     }
@@ -100,6 +111,12 @@ enum SigV4Canonical {
         hostHeader(authority, scheme: scheme)?.lowercased()
     }
 
+    /// Bytes a host name in an authority cannot hold (besides controls and space).
+    private static let forbiddenInHost: Set<UInt8> = [
+        0x20, 0x7F, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
+        UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\"),
+    ]
+
     /// The authority as an HTTP client sends it in `Host` (RFC 9110 §7.2, §4.2): as written,
     /// but without the port when it is the scheme's default (80 for http, 443 for https), which
     /// curl and WHATWG URL parsers (browsers) leave out. A signed `host` must be this value:
@@ -130,11 +147,7 @@ enum SigV4Canonical {
             name = parts[0]
             portText = parts.count == 2 ? parts[1] : nil
         }
-        let forbidden: Set<UInt8> = [
-            0x20, 0x7F, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
-            UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "\\"),
-        ]
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbidden.contains($0) }) else { return nil }
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbiddenInHost.contains($0) }) else { return nil }
         guard let portText else { return String(name) }
         guard (1...5).contains(portText.utf8.count),
             portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),

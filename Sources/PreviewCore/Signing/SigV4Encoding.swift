@@ -34,6 +34,7 @@ enum SigV4Encoding {
 
     /// Encodes a query parameter name or value (`/` is encoded too).
     static func queryEncode(_ string: String) -> String {
-        uriEncode(string.utf8, keepSlash: false)
+        // Names and most values need no escape: the text is its own encoding.
+        string.utf8.allSatisfy(isUnreserved) ? string : uriEncode(string.utf8, keepSlash: false)
     }
 }

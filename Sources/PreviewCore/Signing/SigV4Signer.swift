@@ -9,6 +9,8 @@
 public struct SigV4Signer: Sendable {
     public let credentials: SigV4Credentials
     private let crypto: any CryptoPrimitives
+    /// `kSigning` of the last scope signed in.
+    private let signingKeys = SigningKeyCache()
 
     public init(credentials: SigV4Credentials, crypto: any CryptoPrimitives) {
         self.credentials = credentials
@@ -18,11 +20,12 @@ public struct SigV4Signer: Sendable {
     /// The presigned URL.
     public func presign(_ request: SigV4PresignRequest) throws(SigV4PresignError) -> String {
         let prepared = try prepare(request)
-        let key = SigV4Canonical.signingKey(
-            secret: credentials.secretAccessKey, date: prepared.date, region: request.region,
-            service: request.service, crypto: crypto)
-        let signature = SigV4Canonical.signature(
-            signingKey: key, stringToSign: stringToSign(prepared), crypto: crypto)
+        let key = signingKeys.key(scope: prepared.scope, crypto: crypto) {
+            SigV4Canonical.signingKey(
+                secret: credentials.secretAccessKey, date: prepared.date, region: request.region,
+                service: request.service, crypto: crypto)
+        }
+        let signature = key.authenticate(Array(stringToSign(prepared).utf8))
         let query = prepared.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         return "\(request.scheme)://\(request.urlAuthority ?? prepared.host)\(prepared.uri)?\(query)"
             + "&\(SigV4Canonical.Param.signature)=\(Hex.encode(signature))"
@@ -99,16 +102,18 @@ public struct SigV4Signer: Sendable {
         guard request.scheme == "http" || request.scheme == "https" else { throw .invalidScheme(request.scheme) }
         guard request.path.first == UInt8(ascii: "/") else { throw .invalidPath }
         guard !request.method.isEmpty else { throw .invalidField("method") }
-        for (name, value) in [
-            ("region", request.region), ("service", request.service), ("accessKeyId", credentials.accessKeyId),
-        ] where value.isEmpty || value.contains("/") {
-            throw .invalidField(name)
-        }
+        // Bytes, not `String.contains`: Foundation's substring search cost more than the signature.
+        let isScopeField = { (value: String) in !value.isEmpty && !value.utf8.contains(UInt8(ascii: "/")) }
+        guard isScopeField(request.region) else { throw .invalidField("region") }
+        guard isScopeField(request.service) else { throw .invalidField("service") }
+        guard isScopeField(credentials.accessKeyId) else { throw .invalidField("accessKeyId") }
         for header in request.signedHeaders {
             guard HTTPToken.isToken(header.name) else {
                 throw .invalidHeaderName(header.name)
             }
-            guard header.name.lowercased() != "host" else { throw .reservedName(header.name) }
+            guard header.name.utf8.count != 4 || header.name.lowercased() != "host" else {
+                throw .reservedName(header.name)
+            }
         }
         for parameter in request.extraQuery where SigV4Canonical.Param.all.contains(parameter.name) {
             throw .reservedName(parameter.name)

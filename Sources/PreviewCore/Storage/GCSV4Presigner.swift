@@ -40,6 +40,8 @@ public struct GCSV4Presigner: ObjectURLSigner {
     private let credentials: GCSV4Credentials
     private let endpoint: StorageEndpointURL
     private let crypto: any CryptoPrimitives
+    /// The HMAC signing key of the last scope signed in.
+    private let signingKeys = SigningKeyCache()
 
     /// Throws `ObjectSignError.invalidRequest` for an endpoint that is not a bare
     /// `http(s)://host[:port]`, or `bucket-host` without an explicit endpoint.
@@ -70,8 +72,11 @@ public struct GCSV4Presigner: ObjectURLSigner {
         case .serviceAccount(_, let sign):
             signature = try sign(Array(prepared.stringToSign.utf8))
         case .hmac(_, let secret):
-            let key = GCSV4Canonical.signingKey(secret: secret, date: prepared.date, region: region, crypto: crypto)
-            signature = crypto.hmacSHA256(key: key, message: Array(prepared.stringToSign.utf8))
+            let scope = GCSV4Canonical.scope(date: prepared.date, region: region)
+            let key = signingKeys.key(scope: scope, crypto: crypto) {
+                GCSV4Canonical.signingKey(secret: secret, date: prepared.date, region: region, crypto: crypto)
+            }
+            signature = key.authenticate(Array(prepared.stringToSign.utf8))
         }
         return "\(prepared.base)\(prepared.resource)?\(prepared.query)"
             + "&\(GCSV4Canonical.Param.signature)=\(Hex.encode(signature))"

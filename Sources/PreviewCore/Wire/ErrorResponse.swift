@@ -49,8 +49,22 @@ extension ErrorResponse: WireMessage {
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(DTO(code: code, message: message, target: target, requestId: requestId))
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        writer.key("requestId")
+        writer.string(requestId)
+        writer.key("target")
+        writer.string(target)
+        writer.endObject()
+        return writer.bytes
     }
+
+    /// The `JSONEncoder`/`JSONDecoder` shape (the reference the tests compare with).
+    var dto: DTO { DTO(code: code, message: message, target: target, requestId: requestId) }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
     struct DTO: Codable {

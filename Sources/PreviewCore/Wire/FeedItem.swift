@@ -102,7 +102,41 @@ extension FeedItem: WireMessage {
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(dto)
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    /// Writes the item's JSON object (also as an element of `FeedResponse.items`).
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("durationMs")
+        writer.int64String(durationMs)
+        writer.key("expiresAt")
+        writer.int64String(expiresAt)
+        writer.key("fastStart")
+        writer.bool(fastStart)
+        writer.key("height")
+        writer.number(height)
+        writer.key("liked")
+        writer.bool(liked)
+        writer.key("likes")
+        writer.int64String(likes)
+        writer.key("movieUrl")
+        writer.string(movieUrl)
+        writer.key("previewVersion")
+        writer.int64String(previewVersion)
+        writer.key("seen")
+        writer.bool(seen)
+        writer.key("streamId")
+        writer.int64String(streamId)
+        writer.key("thumbnailUrl")
+        writer.string(thumbnailUrl)
+        writer.key("updatedAt")
+        writer.int64String(updatedAt)
+        writer.key("width")
+        writer.number(width)
+        writer.endObject()
     }
 
     init(dto: DTO) {

@@ -37,8 +37,21 @@ extension FeedResponse: WireMessage {
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(DTO(items: items.map(\.dto)))
+        var writer = JSONWriter(capacity: 64 + 512 * items.count)
+        writer.beginObject()
+        writer.key("items")
+        writer.beginArray()
+        for item in items {
+            writer.element()
+            item.write(to: &writer)
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
+
+    /// The `JSONEncoder`/`JSONDecoder` shape (the reference the tests compare with).
+    var dto: DTO { DTO(items: items.map(\.dto)) }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
     struct DTO: Codable {

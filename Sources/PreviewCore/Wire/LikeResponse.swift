@@ -38,8 +38,18 @@ extension LikeResponse: WireMessage {
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(DTO(likes: JSONInt64(likes), liked: liked))
+        var writer = JSONWriter(capacity: 64)
+        writer.beginObject()
+        writer.key("liked")
+        writer.bool(liked)
+        writer.key("likes")
+        writer.int64String(likes)
+        writer.endObject()
+        return writer.bytes
     }
+
+    /// The `JSONEncoder`/`JSONDecoder` shape (the reference the tests compare with).
+    var dto: DTO { DTO(likes: JSONInt64(likes), liked: liked) }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
     struct DTO: Codable {

@@ -33,13 +33,30 @@ extension StreamPreviewCommitRequest: WireMessage {
     }
 
     public init(json bytes: [UInt8]) throws(WireError) {
-        let dto = try WireJSON.decode(DTO.self, from: bytes)
+        if var object = JSONObjectReader(bytes) {
+            self.init(streamId: object.int64("streamId"), uploadId: object.string("uploadId"))
+            if !object.failed { return }
+        }
+        self.init(dto: try WireJSON.decode(DTO.self, from: bytes))
+    }
+
+    init(dto: DTO) {
         self.init(streamId: dto.streamId?.value ?? 0, uploadId: dto.uploadId ?? "")
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(DTO(streamId: JSONInt64(streamId), uploadId: uploadId))
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("streamId")
+        writer.int64String(streamId)
+        writer.key("uploadId")
+        writer.string(uploadId)
+        writer.endObject()
+        return writer.bytes
     }
+
+    /// The `JSONEncoder`/`JSONDecoder` shape (the reference the tests compare with).
+    var dto: DTO { DTO(streamId: JSONInt64(streamId), uploadId: uploadId) }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
     struct DTO: Codable {

@@ -69,10 +69,29 @@ extension StreamPreviewPostResponse: WireMessage {
     }
 
     public func jsonBytes() -> [UInt8] {
-        WireJSON.encode(
-            DTO(
-                movieBodyUrl: movieBodyUrl, movieThumbnailBodyUrl: movieThumbnailBodyUrl, uploadId: uploadId,
-                expiresAt: JSONInt64(expiresAt), movieHeaders: movieHeaders, thumbnailHeaders: thumbnailHeaders))
+        var writer = JSONWriter(capacity: 1024)
+        writer.beginObject()
+        writer.key("expiresAt")
+        writer.int64String(expiresAt)
+        writer.key("movieBodyUrl")
+        writer.string(movieBodyUrl)
+        writer.key("movieHeaders")
+        writer.stringMap(movieHeaders)
+        writer.key("movieThumbnailBodyUrl")
+        writer.string(movieThumbnailBodyUrl)
+        writer.key("thumbnailHeaders")
+        writer.stringMap(thumbnailHeaders)
+        writer.key("uploadId")
+        writer.string(uploadId)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The `JSONEncoder`/`JSONDecoder` shape (the reference the tests compare with).
+    var dto: DTO {
+        DTO(
+            movieBodyUrl: movieBodyUrl, movieThumbnailBodyUrl: movieThumbnailBodyUrl, uploadId: uploadId,
+            expiresAt: JSONInt64(expiresAt), movieHeaders: movieHeaders, thumbnailHeaders: thumbnailHeaders)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.

@@ -1,12 +1,15 @@
 import Foundation
 
-/// The one configured JSON coder for the proto3 JSON mapping of the API messages.
+/// The configured Foundation coder of the proto3 JSON mapping of the API messages: the
+/// reference for `JSONWriter` and `JSONValue`, which do the common work faster.
 ///
-/// Output: sorted keys (deterministic), `/` not escaped (URLs stay readable); the JWT
-/// header and claims (`JWTJSON`) are written with it too.
-/// Input: the body must be UTF-8 throughout (checked first: Foundation lets bad
-/// bytes through under ignored keys); then Foundation's decoder, which caps nesting
-/// depth, so deep garbage is a clean error; its errors become `WireError` here.
+/// Output: sorted keys (deterministic), `/` not escaped (URLs stay readable). The messages
+/// and the JWT parts are written by `JSONWriter` byte for byte as `encode` writes them (the
+/// differential tests compare the two).
+/// Input: the body must be UTF-8 throughout (checked first: Foundation lets bad bytes through
+/// under ignored keys). Plain JSON of the expected shape is read by `JSONObjectReader`; every
+/// other body by Foundation's decoder here, which caps nesting depth, so deep garbage is a
+/// clean error; its errors become `WireError`.
 enum WireJSON {
     static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
         let encoder = JSONEncoder()

@@ -1,11 +1,17 @@
-// libFuzzer target for the proto3 JSON request decoding (`WireJSON` and the message DTOs);
+// libFuzzer target for the proto3 JSON decoding (the fast reader `JSONValue` /
+// `JSONObjectReader`, its hand-over to `JSONDecoder` through `WireJSON` and the message DTOs);
 // scripts/fuzz.sh builds and runs it.
-// Input: a JSON body, decoded as each message in turn (the two requests first).
-import PreviewCore
+// Input: a JSON body, decoded as each message in turn (the two requests first, each also by
+// `JSONDecoder` alone, which must give the same value or error), and as a token's header and
+// claims (fast reader against `JSONDecoder`).
+@testable import PreviewCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    agree(bytes, StreamPreviewPostRequest.init(dto:))
+    agree(bytes, StreamPreviewCommitRequest.init(dto:))
+    agreeOnToken(bytes)
     roundTrip(StreamPreviewPostRequest.self, bytes)
     roundTrip(StreamPreviewCommitRequest.self, bytes)
     roundTrip(StreamPreviewPostResponse.self, bytes)
@@ -34,6 +40,31 @@ func roundTrip<Message: WireMessage & Equatable>(_ type: Message.Type, _ bytes: 
     } catch {
         fatalError("\(Message.self): own protobuf encoding does not decode: \(error)")
     }
+}
+
+/// The fast reader and `JSONDecoder` alone give the same value or the same error.
+func agree<Message: WireMessage & Equatable, DTO: Decodable>(_ bytes: [UInt8], _ make: (DTO) -> Message) {
+    let actual = Result { () throws(WireError) in try Message(json: bytes) }
+    let reference = Result { () throws(WireError) in make(try WireJSON.decode(DTO.self, from: bytes)) }
+    check(actual == reference, "\(Message.self): \(actual), JSONDecoder gives \(reference)")
+}
+
+/// The token parts read the same by the fast reader as by `JSONDecoder`.
+func agreeOnToken(_ bytes: [UInt8]) {
+    let header = JWTJSON.header(bytes)
+    let referenceHeader = JWTJSON.decode(JWTJSON.Header.self, from: bytes)
+    check(
+        header?.alg == referenceHeader?.alg && header?.kid == referenceHeader?.kid
+            && header?.typ == referenceHeader?.typ && header?.hasCritical == referenceHeader?.hasCritical
+            && (header == nil) == (referenceHeader == nil), "token header differs from JSONDecoder's")
+    let payload = JWTJSON.payload(bytes)
+    let referencePayload = JWTJSON.decode(JWTJSON.Payload.self, from: bytes)
+    check(
+        payload?.sub == referencePayload?.sub && payload?.role == referencePayload?.role
+            && payload?.streamIds?.map(\.value) == referencePayload?.streamIds?.map(\.value)
+            && payload?.iat == referencePayload?.iat && payload?.exp == referencePayload?.exp
+            && payload?.nbf == referencePayload?.nbf && (payload == nil) == (referencePayload == nil),
+        "token claims differ from JSONDecoder's")
 }
 
 /// Traps (a libFuzzer crash, with the input saved) when an invariant does not hold.
