@@ -2,12 +2,13 @@ import PreviewCore
 import PreviewCrypto
 import Testing
 
-private func randomLive(count: Int, using random: inout SplitMix64) -> [LiveStream] {
+/// Random live streams; expiring at random times from 5 to 40 unless `expiringAt` is given.
+private func randomLive(count: Int, using random: inout SplitMix64, expiringAt: Int64? = nil) -> [LiveStream] {
     (0..<count).map { index in
         liveStream(
             Int64(index + 1) * 7, updatedAt: Int64.random(in: 1...20, using: &random),
             likes: Int64.random(in: 0...4, using: &random), version: Int64.random(in: 1...3, using: &random),
-            expiresAt: Int64.random(in: 5...40, using: &random))
+            expiresAt: expiringAt ?? Int64.random(in: 5...40, using: &random))
     }
 }
 
@@ -59,11 +60,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
 
     @Test func theEntityTagIsEqualForEqualBodiesAndDiffersWhenAnyByteDiffers() throws {
         var random = SplitMix64(state: 13)
-        let live = randomLive(count: 40, using: &random).map {
-            var stream = $0
-            stream.preview.expiresAt = 100
-            return stream
-        }
+        let live = randomLive(count: 40, using: &random, expiringAt: 100)
         let crypto = OpenSSLCrypto()
         var tagsByBody: [[UInt8]: String] = [:]
         var bodiesByTag: [String: [UInt8]] = [:]
@@ -104,11 +101,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
 
     @Test func aTypicalViewerIsAskedAboutOneBatchOfStreamsNotAboutEveryLiveStream() {
         var random = SplitMix64(state: 3)
-        let live = randomLive(count: 5_000, using: &random).map {
-            var stream = $0
-            stream.preview.expiresAt = 100
-            return stream
-        }
+        let live = randomLive(count: 5_000, using: &random, expiringAt: 100)
         let viewer = ViewerState(seenVersions: [7: 1, 14: 1, 21: 1])
         var asked: [Int] = []
         _ = feedSnapshot(live).playOrder(now: 0, limit: 20, current: 35) { ids in
@@ -121,11 +114,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
 
     @Test func aViewerWhoHasSeenNearlyEverythingIsAskedTwiceAndStillGetsThePlayOrder() throws {
         var random = SplitMix64(state: 5)
-        let live = randomLive(count: 300, using: &random).map {
-            var stream = $0
-            stream.preview.expiresAt = 100
-            return stream
-        }
+        let live = randomLive(count: 300, using: &random, expiringAt: 100)
         var viewer = ViewerState()
         for stream in live.dropLast(3) { viewer.seenVersions[stream.preview.streamId] = stream.preview.version }
         var calls = 0
