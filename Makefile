@@ -36,7 +36,9 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Package.swift
 
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
+# scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate).
 test: test-deps lint
+	scripts/test-deploy.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip LocalStack
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
