@@ -38,10 +38,10 @@ final class AppHarness {
             feedCache: AppContext.feedCache(
                 store: store, storage: local, crypto: crypto, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
             crypto: crypto,
-            urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
+            graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
         router = Router(context: context)
-        sweeper = Sweeper(store: store, storage: local, urlLifetime: ExpiryGrid().lifetime, recheckAfter: 60)
+        sweeper = Sweeper(store: store, storage: local, settings: SweepSettings())
     }
 
     deinit {
@@ -50,6 +50,13 @@ final class AppHarness {
     }
 
     var now: Int64 { clock.milliseconds / 1000 }
+
+    /// One sweeper run at the test clock's time.
+    @discardableResult
+    func sweep() throws -> Sweeper.Report {
+        let clock = self.clock
+        return try sweeper.drain(maxSeconds: 60) { clock.milliseconds / 1000 }
+    }
 
     func advance(seconds: Int64) {
         clock.advance(milliseconds: seconds * 1000)

@@ -29,30 +29,29 @@ public final class PreviewStore: Sendable {
 
     /// Records an issued upload unless its stream already has `maxPending` (>= 1) uploads
     /// neither committed nor past their commit deadline: counted and recorded atomically by
-    /// one script on the stream's slot. Then enters its objects in the garbage index, so an
-    /// abandoned upload is collected after its commit deadline (a refused upload adds nothing).
-    /// The record's Redis TTL (an hour past the deadline) only cleans up; the deadline decides.
+    /// one script on the stream's slot, which also enters the objects in the stream's garbage
+    /// set, so an abandoned upload is collected after its commit deadline. The stream enters
+    /// the sweep queue first (see `RedisKeys`). The record's Redis TTL (an hour past the
+    /// deadline) only cleans up; the deadline decides.
     public func recordUpload(_ upload: PendingUpload, now: Int64, maxPending: Int) throws -> RecordOutcome {
         let id = upload.streamId
         var args = [
             upload.uploadId, String(now), String(upload.commitDeadline),
-            String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)),
+            String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)), upload.movieKey,
+            upload.thumbnailKey,
         ]
         for (field, value) in upload.fields { args += [field, value] }
-        let due = String(upload.commitDeadline + 1)
+        try enqueueSweep([(id, upload.commitDeadline + 1)], now: now)
         let reply = try pool.withConnection { connection in
             try connection.eval(
-                PreviewScripts.recordUpload, keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id)],
-                args: args)
+                PreviewScripts.recordUpload,
+                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args)
         }
         guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
         else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the recordUpload script")
         }
         if status == "full" { return .tooManyPending(retryAfter: max(1, deadline + 1 - now)) }
-        _ = try pool.withConnection { connection in
-            try connection.command(["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey])
-        }
         return .recorded
     }
 
@@ -80,17 +79,19 @@ public final class PreviewStore: Sendable {
     }
 
     /// Atomically makes `preview` (its version assigned here) the stream's live preview, then
-    /// enters it in the feed index. Replaced objects stay for `retireUntil`.
+    /// enters it in the feed index. Replaced objects stay for `retireUntil`; the stream enters
+    /// the sweep queue for that time first.
     public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
-        var args = [preview.uploadId, String(retireUntil), String(now)]
+        var args = [preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
+        try enqueueSweep([(id, retireUntil)], now: now)
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.publish,
                 keys: [
-                    keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id),
-                    keys.likers(id), keys.pendingUploads(id),
+                    keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
+                    keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
                 ],
                 args: args)
         }
@@ -113,12 +114,19 @@ public final class PreviewStore: Sendable {
     // MARK: Removal
 
     /// Removes the live preview of a stream: unconditionally (`onlyIfExpiredAt` nil), or only if
-    /// it has expired by that time. Returns the removed version, nil when nothing was removed.
-    public func retire(streamId: Int64, retireUntil: Int64, onlyIfExpiredAt: Int64? = nil) throws -> Int64? {
+    /// it has expired by that time. Its objects stay until `retireUntil` (the stream enters the
+    /// sweep queue for then first); its version counter and likers expire `keepAfterEnd`
+    /// seconds later unless a new preview comes. Returns the removed version, nil when nothing
+    /// was removed.
+    public func retire(
+        streamId: Int64, retireUntil: Int64, keepAfterEnd: Int64, now: Int64, onlyIfExpiredAt: Int64? = nil
+    ) throws -> Int64? {
+        try enqueueSweep([(streamId, retireUntil)], now: now)
         let removed = try pool.withConnection { connection in
             try connection.eval(
-                PreviewScripts.retire, keys: [keys.preview(streamId), keys.retired(streamId)],
-                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? ""])
+                PreviewScripts.retire,
+                keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
+                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd))])
         }
         try unindexIfGone(streamId: streamId)
         guard let version = removed.int, version > 0 else { return nil }
@@ -127,7 +135,7 @@ public final class PreviewStore: Sendable {
 
     /// Drops a stream from the feed index unless it has a preview again: remove first, then
     /// re-add if the hash exists, so a commit racing with us is never lost from the index.
-    private func unindexIfGone(streamId: Int64) throws {
+    func unindexIfGone(streamId: Int64) throws {
         let replies = try pool.withConnection { connection in
             try connection.pipeline([
                 ["ZREM", keys.live, String(streamId)],
@@ -141,9 +149,11 @@ public final class PreviewStore: Sendable {
     }
 
     /// Stream IDs in the feed index whose previews expired by `now` (for the sweeper).
-    public func expiredStreams(now: Int64, limit: Int) throws -> [Int64] {
+    public func expiredStreams(now: Int64, offset: Int = 0, limit: Int) throws -> [Int64] {
         let reply = try pool.withConnection { connection in
-            try connection.command(["ZRANGEBYSCORE", keys.live, "-inf", String(now), "LIMIT", "0", String(limit)])
+            try connection.command([
+                "ZRANGEBYSCORE", keys.live, "-inf", String(now), "LIMIT", String(offset), String(limit),
+            ])
         }
         return (reply.array ?? []).compactMap { $0.string.flatMap(StreamID.parse) }
     }
@@ -226,48 +236,6 @@ public final class PreviewStore: Sendable {
             try Self.check(replies)
             return true
         }
-    }
-
-    // MARK: Garbage
-
-    /// Object keys whose next look is due by `now`.
-    public func dueObjects(now: Int64, limit: Int) throws -> [String] {
-        let reply = try pool.withConnection { connection in
-            try connection.command(["ZRANGEBYSCORE", keys.garbage, "-inf", String(now), "LIMIT", "0", String(limit)])
-        }
-        return (reply.array ?? []).compactMap(\.string)
-    }
-
-    public enum CollectDecision: Sendable, Equatable {
-        case keep(until: Int64)
-        case delete
-    }
-
-    /// Asks the object's stream whether the object may be deleted now (see `PreviewScripts.collect`);
-    /// a key we did not make is deleted.
-    public func collectDecision(objectKey: String, now: Int64, recheckAfter: Int64) throws -> CollectDecision {
-        guard let owner = ObjectKeys.owner(of: objectKey) else { return .delete }
-        let id = owner.streamId
-        let reply = try pool.withConnection { connection in
-            try connection.eval(
-                PreviewScripts.collect,
-                keys: [keys.preview(id), keys.upload(id, owner.uploadId), keys.retired(id)],
-                args: [objectKey, String(now), String(recheckAfter)])
-        }
-        guard let parts = reply.array, parts.count == 2, let verdict = parts[0].string else {
-            throw RedisError(kind: .protocolError, message: "unexpected reply from the collect script")
-        }
-        return verdict == "delete" ? .delete : .keep(until: parts[1].int ?? now + recheckAfter)
-    }
-
-    /// Reschedules an object (kept, or its deletion failed).
-    public func scheduleObject(_ objectKey: String, at time: Int64) throws {
-        _ = try pool.withConnection { try $0.command(["ZADD", keys.garbage, String(time), objectKey]) }
-    }
-
-    /// Forgets an object after it was deleted from storage.
-    public func forgetObject(_ objectKey: String) throws {
-        _ = try pool.withConnection { try $0.command(["ZREM", keys.garbage, objectKey]) }
     }
 
     // MARK: Reply helpers
