@@ -20,8 +20,10 @@ final class AppHarness {
     let sweeper: Sweeper
     let secret = "test-token-secret"
 
-    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn) throws
-    {
+    init(
+        policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
+        failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings()
+    ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
         let crypto = OpenSSLCrypto()
@@ -29,7 +31,7 @@ final class AppHarness {
             root: directory + "/objects", publicBaseURL: publicBaseURL, secret: "storage-secret", grid: ExpiryGrid(),
             crypto: crypto)
         try local.setBaseURL("http://127.0.0.1:9")
-        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"))
+        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"), failpoints: failpoints)
         let clock = self.clock
         context = AppContext(
             store: store, storage: local, localStore: local, policy: policy, fastStart: fastStart,
@@ -41,7 +43,7 @@ final class AppHarness {
             graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
         router = Router(context: context)
-        sweeper = Sweeper(store: store, storage: local, settings: SweepSettings())
+        sweeper = Sweeper(store: store, storage: local, settings: sweep)
     }
 
     deinit {

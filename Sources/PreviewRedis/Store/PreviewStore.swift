@@ -6,10 +6,23 @@ public import PreviewCore
 public final class PreviewStore: Sendable {
     public let pool: RedisPool
     public let keys: RedisKeys
+    let failpoints: Failpoints
 
-    public init(pool: RedisPool, keys: RedisKeys) {
+    /// Failures tests inject between the steps of a multi-step change, where a lost
+    /// connection or a killed process could stop it.
+    public struct Failpoints: Sendable {
+        /// Runs after the publish script, before the feed index is corrected.
+        public var afterPublishScript: (@Sendable () throws -> Void)?
+
+        public init(afterPublishScript: (@Sendable () throws -> Void)? = nil) {
+            self.afterPublishScript = afterPublishScript
+        }
+    }
+
+    public init(pool: RedisPool, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
         self.pool = pool
         self.keys = keys
+        self.failpoints = failpoints
     }
 
     /// PING, for readiness.
@@ -78,14 +91,20 @@ public final class PreviewStore: Sendable {
         case uploadGone
     }
 
-    /// Atomically makes `preview` (its version assigned here) the stream's live preview, then
-    /// enters it in the feed index. Replaced objects stay for `retireUntil`; the stream enters
-    /// the sweep queue for that time first.
+    /// Atomically makes `preview` (its version assigned here) the stream's live preview.
+    /// Replaced objects stay for `retireUntil`. Whatever step fails, nothing leaks: the stream
+    /// enters the sweep queue first, then the feed index (never lowering its time: readers and
+    /// the sweeper check the hash), then the script runs; the index is corrected afterwards.
+    /// Once the script has run, the preview is in the index, so it is shown, and expires and
+    /// is collected, even if this process dies before answering.
     public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
         var args = [preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         try enqueueSweep([(id, retireUntil)], now: now)
+        _ = try pool.withConnection { connection in
+            try connection.command(["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)])
+        }
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.publish,
@@ -102,6 +121,7 @@ public final class PreviewStore: Sendable {
         guard let record = PreviewRecord(streamId: id, fields: Self.hash(parts[2])) else {
             throw RedisError(kind: .protocolError, message: "the publish script returned an unreadable preview")
         }
+        try failpoints.afterPublishScript?()
         try indexLive(streamId: id, expiresAt: record.expiresAt)
         let stream = LiveStream(preview: record, likes: likes)
         return status == "same" ? .alreadyPublished(stream) : .published(stream)
@@ -205,37 +225,70 @@ public final class PreviewStore: Sendable {
 
     // MARK: Viewer actions
 
-    /// Likes (`like` true) or unlikes a live stream; idempotent. Returns the like count, or nil
-    /// when the stream has no live preview.
-    public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64) throws -> Int64? {
+    /// Likes (`like` true) or unlikes a live stream; idempotent. The viewer's liked set lives
+    /// `ttl` seconds past the viewer's last like. Returns the stream's like count and the
+    /// number of streams in the viewer's liked set, or nil when the stream has no live preview.
+    public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64, ttl: Int64) throws -> (
+        likes: Int64, viewerLikes: Int
+    )? {
         let count = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
                 args: [subject, like ? "1" : "0", String(now)])
         }
         guard let likes = count.int, likes >= 0 else { return nil }
-        _ = try pool.withConnection { connection in
-            try connection.command([like ? "SADD" : "SREM", keys.liked(subject), String(streamId)])
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([
+                [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
+                ["EXPIRE", keys.liked(subject), String(ttl)],
+                ["SCARD", keys.liked(subject)],
+            ])
         }
-        return likes
+        try Self.check(replies)
+        return (likes, Int(replies[2].int ?? 0))
     }
 
-    /// Marks the live preview version of a stream seen by `subject`, for `ttl` seconds.
-    /// Returns false when the stream has no live preview.
-    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Bool {
+    /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash
+    /// lives `ttl` seconds past the last mark. Returns the number of streams in that hash, or
+    /// nil when the stream has no live preview.
+    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Int? {
         try pool.withConnection { connection in
             let fields = try connection.command(
                 ["HMGET", keys.preview(streamId), PreviewRecord.Field.version, PreviewRecord.Field.expiresAt])
             guard let values = fields.array, values.count == 2, let version = values[0].string,
                 let expiresAt = values[1].int, expiresAt > now
-            else { return false }
+            else { return nil }
             let replies = try connection.pipeline([
                 ["HSET", keys.seen(subject), String(streamId), version],
                 ["EXPIRE", keys.seen(subject), String(ttl)],
+                ["HLEN", keys.seen(subject)],
             ])
             try Self.check(replies)
-            return true
+            return Int(replies[2].int ?? 0)
         }
+    }
+
+    /// Drops from a viewer's seen hash and liked set every stream `isLive` rejects, except
+    /// `spare` (the stream just marked, which a slightly old live list may not know yet).
+    /// Entries of streams that are not live never show in a feed: a stream that comes back
+    /// comes with a new preview version, and likes are counted on the stream itself.
+    public func trimViewer(subject: String, spare: Int64, isLive: (Int64) -> Bool) throws {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HKEYS", keys.seen(subject)], ["SMEMBERS", keys.liked(subject)]])
+        }
+        try Self.check(replies)
+        func stale(_ reply: RedisValue) -> [String] {
+            (reply.array ?? []).compactMap(\.string).filter { text in
+                guard let id = StreamID.parse(text) else { return true }
+                return id != spare && !isLive(id)
+            }
+        }
+        let seen = stale(replies[0])
+        let liked = stale(replies[1])
+        var commands: [[String]] = []
+        if !seen.isEmpty { commands.append(["HDEL", keys.seen(subject)] + seen) }
+        if !liked.isEmpty { commands.append(["SREM", keys.liked(subject)] + liked) }
+        try Self.check(try pool.withConnection { try $0.pipeline(commands) })
     }
 
     // MARK: Reply helpers
