@@ -104,6 +104,25 @@ public final class RedisConnection {
         }
     }
 
+    /// Runs `script` once per call, all in one pipeline of EVALSHA. Calls answered `NOSCRIPT`
+    /// (the server lost its scripts) did not run: the script is loaded and those calls are sent
+    /// again. Other error replies come back inline, as in `pipeline(_:)`.
+    public func evalPipeline(_ script: RedisScript, calls: [(keys: [String], args: [String])]) throws -> [RedisValue] {
+        guard !calls.isEmpty else { return [] }
+        func send(_ sha: String, _ indices: [Int]) throws -> [RedisValue] {
+            try pipeline(
+                indices.map { ["EVALSHA", sha, String(calls[$0].keys.count)] + calls[$0].keys + calls[$0].args })
+        }
+        var replies = try send(try scriptSHAs[script] ?? load(script), Array(calls.indices))
+        let lost = replies.indices.filter { index in
+            if case .error(let message) = replies[index] { return message.hasPrefix("NOSCRIPT") }
+            return false
+        }
+        guard !lost.isEmpty else { return replies }
+        for (index, reply) in zip(lost, try send(try load(script), lost)) { replies[index] = reply }
+        return replies
+    }
+
     private func load(_ script: RedisScript) throws -> String {
         guard let sha = try command(["SCRIPT", "LOAD", script.source]).string else {
             throw RedisError(

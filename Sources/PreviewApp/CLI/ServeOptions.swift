@@ -28,6 +28,8 @@ public struct ServeOptions: Sendable, Equatable {
     /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
     public var idleTimeout: Int64 = 30
     public var sweepInterval: Int64 = 30
+    /// How long replaced and ended objects stay fetchable before they are deleted.
+    public var graceSeconds: Int64 = ExpiryGrid().lifetime
     public var keyPrefix = "sp"
     public var seenTTL: Int64 = 7 * 86400
     public var feedCacheMilliseconds: Int64 = 1000
@@ -66,6 +68,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL",
                 help: "seconds a committed preview stays in the feed (default 600)"),
+        ] + ServeOptions.lifetimeSpecs + [
             OptionSpec(
                 flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES",
                 help: "clip size limit (default 10485760)"),
@@ -103,11 +106,28 @@ public struct ServeOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL",
-                help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
-            OptionSpec(
-                flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX",
-                help: "prefix of every Redis key (default sp)"),
+                help:
+                    "seconds between the sweeper's runs in this process (each drains what is due; one sweeper acts at a time); 0 turns it off (default 30)"
+            ),
+            keyPrefixSpec,
         ] + StorageOptions.specs
+
+    /// Lifetimes the sweeper works with; shared with `sweep`.
+    static let lifetimeSpecs = [
+        OptionSpec(
+            flag: "commit-window", environment: "STREAMPREVIEW_COMMIT_WINDOW",
+            help:
+                "seconds after the upload URLs expire during which a commit is still accepted; an upload not committed by then is collected (default 300)"
+        ),
+        OptionSpec(
+            flag: "grace", environment: "STREAMPREVIEW_GRACE",
+            help:
+                "seconds replaced and ended objects stay fetchable before they are deleted (default 3600, the signed GET URL lifetime)"
+        ),
+    ]
+
+    static let keyPrefixSpec = OptionSpec(
+        flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX", help: "prefix of every Redis key (default sp)")
 
     static func parse(_ options: ParsedOptions, environment: [String: String] = [:]) throws(UsageError) -> ServeOptions
     {
@@ -149,13 +169,26 @@ public struct ServeOptions: Sendable, Equatable {
         serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)
         serve.idleTimeout = try options.int64("idle-timeout", default: serve.idleTimeout, range: 1...86400)
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
-        if let prefix = options.string("key-prefix") {
-            guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {
-                throw UsageError("--key-prefix must be non-empty and must not contain { or }")
-            }
-            serve.keyPrefix = prefix
-        }
+        serve.policy.commitWindow = try commitWindow(options)
+        serve.graceSeconds = try grace(options)
+        serve.keyPrefix = try keyPrefix(options)
         return serve
+    }
+
+    static func commitWindow(_ options: ParsedOptions) throws(UsageError) -> Int64 {
+        try options.int64("commit-window", default: UploadPolicy().commitWindow, range: 0...604_800)
+    }
+
+    static func grace(_ options: ParsedOptions) throws(UsageError) -> Int64 {
+        try options.int64("grace", default: ExpiryGrid().lifetime, range: 0...31_536_000)
+    }
+
+    static func keyPrefix(_ options: ParsedOptions) throws(UsageError) -> String {
+        guard let prefix = options.string("key-prefix") else { return "sp" }
+        guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {
+            throw UsageError("--key-prefix must be non-empty and must not contain { or }")
+        }
+        return prefix
     }
 
     /// A base URL without a trailing slash; only http and https.

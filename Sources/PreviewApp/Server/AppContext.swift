@@ -14,8 +14,8 @@ struct AppContext: Sendable {
     let authenticator: Authenticator
     let feedCache: FeedSnapshotCache
     let crypto: OpenSSLCrypto
-    /// How long a GET URL handed out works: replaced objects are kept this long.
-    let urlLifetime: Int64
+    /// How long replaced and ended objects stay fetchable (`--grace`).
+    let graceSeconds: Int64
     let seenTTL: Int64
     let publicBaseURL: String?
     let nowMilliseconds: @Sendable () -> Int64

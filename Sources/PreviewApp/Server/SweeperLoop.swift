@@ -1,16 +1,19 @@
 import Foundation
 import Synchronization
 
-/// Runs the sweeper every `interval` seconds on its own thread until stopped.
+/// Runs the sweeper every `interval` seconds on its own thread until stopped. Each run drains
+/// what is due (bounded by `maxSeconds`); when another process holds the lease, it does nothing.
 final class SweeperLoop: Sendable {
     let sweeper: Sweeper
     let interval: Int64
+    let maxSeconds: Double
     private let stopped = Mutex(false)
     private let wakeup = NSCondition()
 
-    init(sweeper: Sweeper, interval: Int64) {
+    init(sweeper: Sweeper, interval: Int64, maxSeconds: Double = 300) {
         self.sweeper = sweeper
         self.interval = interval
+        self.maxSeconds = maxSeconds
     }
 
     func start() {
@@ -30,8 +33,10 @@ final class SweeperLoop: Sendable {
     private func run() {
         while !stopped.withLock({ $0 }) {
             do {
-                let report = try sweeper.sweepOnce(now: WallClock.now())
-                if report != Sweeper.Report() { Log.info("sweep", ["result": report.description]) }
+                let report = try sweeper.drain(maxSeconds: maxSeconds, now: WallClock.now)
+                if report.didWork || report.stop != .drained && report.stop != .leaseHeld {
+                    Log.info("sweep", ["result": report.summary, "stop": report.stop.rawValue])
+                }
             } catch {
                 Log.warn("sweep_failed", ["error": "\(error)"])
             }

@@ -33,5 +33,11 @@ struct ObjectInfo: Sendable, Equatable {
 /// A storage operation that failed (disk, network); the API answers 503 or 500.
 struct StorageError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// True when no answer could be had at all (connection refused, no such host), as opposed
+    /// to an error answer or a timeout.
+    var unreachable: Bool
+    init(_ description: String, unreachable: Bool = false) {
+        self.description = description
+        self.unreachable = unreachable
+    }
 }
