@@ -79,19 +79,39 @@ SERVE_FLAGS = ["--sweep-interval", "0", "--upload-url-ttl", str(LIFETIME)] + LIF
 
 
 def redis(server, *command):
-    """One redis-cli command on serve's embedded Redis (unix socket in its data dir)."""
+    """One redis-cli command on serve's embedded Redis (unix socket in its data dir); raw reply."""
     result = subprocess.run(
-        ["redis-cli", "-s", str(server.data / "redis" / "redis.sock"), "--no-raw", *map(str, command)],
+        ["redis-cli", "-s", str(server.data / "redis" / "redis.sock"), *map(str, command)],
         capture_output=True, text=True, timeout=30)
     if result.returncode != 0:
         raise RuntimeError("redis-cli %s: %s" % (" ".join(map(str, command)), result.stderr.strip()))
     return result.stdout.strip()
 
 
-def backlog(server):
-    """Objects due for deletion and not deleted yet: members of the sweep queue scored at or before now."""
-    reply = redis(server, "ZCOUNT", "sp:{gc}:objects", "-inf", "%.3f" % time.time())
-    return int(re.sub(r"^\(integer\) ", "", reply))
+# The backlog, counted in one script on the embedded Redis (not Cluster-safe: it reads keys it
+# does not declare, which a single Redis allows): the global queue names streams, and each queued
+# stream keeps its garbage (`retired`, scored by when each object may go) and the keys a sweeper
+# has condemned (`deleting`, scored by the next delete attempt). Key names: RedisKeys.swift.
+BACKLOG_SCRIPT = """
+local prefix, now = ARGV[1], tonumber(ARGV[2])
+local due, queued = 0, 0
+for _, id in ipairs(redis.call('ZRANGE', prefix .. ':{gc}:streams', 0, -1)) do
+  for _, name in ipairs({':retired', ':deleting'}) do
+    local key = prefix .. ':{s:' .. id .. '}' .. name
+    due = due + redis.call('ZCOUNT', key, '-inf', now)
+    queued = queued + redis.call('ZCARD', key)
+  end
+end
+return {due, queued}
+"""
+
+
+def backlog(server, queued=False):
+    """Objects due for deletion and not deleted yet (with `queued`: also every object queued,
+    due or not)."""
+    reply = redis(server, "EVAL", BACKLOG_SCRIPT, "0", "sp", int(time.time()))
+    due, total = (int(line) for line in reply.split())
+    return (due, total) if queued else due
 
 
 def local_objects(server):
@@ -201,7 +221,7 @@ def sweep(server, storage_flags=(), environment=None, label="sweep", timeout=900
     the exit code, the wall and CPU seconds of the process, and where its output went."""
     command = [BINARY, "sweep", "--data-dir", server.data, *LIFETIME_FLAGS, *storage_flags]
     env = dict(os.environ, **(environment or {}))
-    stdout_path, stderr_path = WORK / ("%s.stdout.log" % label), WORK / ("%s.stderr.log" % label)
+    stdout_path, stderr_path = WORK / ("%s.run.stdout.log" % label), WORK / ("%s.run.stderr.log" % label)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     with open(stdout_path, "w") as stdout, open(stderr_path, "w") as stderr:
@@ -234,8 +254,15 @@ def rate(objects, seconds):
     return objects / seconds if seconds > 0 else 0.0
 
 
+def run_seconds(result):
+    """The run's time: its own `seconds`, or the process's wall time when that reads 0.0 (the
+    summary has tenths, and a build that fails to fill it in must not give infinite rates).
+    Wall time includes starting the process, so the rate from it is a lower bound."""
+    return result["seconds"] if result["seconds"] > 0 else result["wall"]
+
+
 def burst_row(name, result, due_before, stored_before, stored_after, live, target):
-    per_second = rate(result["objects"], result["seconds"])
+    per_second = rate(result["objects"], run_seconds(result))
     passed = per_second >= target and result["exit"] == 0 and result["failed"] == 0
     BURST_ROWS.append({
         "workload": name, "objects": "{:,}".format(result["objects"]), "due": "{:,}".format(due_before),
@@ -292,7 +319,7 @@ def run_burst_local(tokens):
             "burst-local: %d streams × %d commits (%d previews replaced) and %d abandoned uploads each, seeded "
             "through the API at %.0f commits/s; %d garbage objects expected, %d due in Redis before the run; "
             "one `sweep --data-dir` run on serve's embedded Redis and local store (default --concurrency); "
-            "objects/s = objects deleted / the run's own seconds" % (
+            "objects/s = objects deleted / the run's own seconds (its wall time when the summary says 0.0)" % (
                 len(streams), REPLACEMENTS, len(streams) * (REPLACEMENTS - 1), ABANDONED, commit_rate, garbage, due))
     finally:
         server.stop()
@@ -422,7 +449,7 @@ def record_steady(steady, reachable, wanted, final):
     retired = 2 * reached
     runs = [result for _, result in steady.runs]
     deleted = sum(result["objects"] for result in runs)
-    busy = sum(result["seconds"] for result in runs)
+    busy = sum(run_seconds(result) for result in runs if "wall" in result)
     failed_runs = sum(1 for result in runs if result["exit"] != 0)
     third = steady.elapsed / 3
     first = [due for at, due in steady.samples if at <= third]
