@@ -80,7 +80,7 @@ bench: bench-deps
 .PHONY: bench-sweep
 bench-sweep: bench-deps
 	$(SWIFT) build -c release
-	$(PYTHON) scripts/bench/sweep.py
+	$(PYTHON) -B scripts/bench/sweep.py
 
 clean:
 	rm -rf .build

@@ -359,6 +359,7 @@ class Steady:
         self.lock = threading.Lock()
         self.next_task = 0
         self.commits = self.commit_failures = 0
+        self.first_failure = None
         self.samples = []  # (seconds since start, due objects)
         self.runs = []  # (seconds since start, sweep result)
 
@@ -375,9 +376,10 @@ class Steady:
                 bench.upload_and_commit(self.server, self.owners[stream], stream)
                 with self.lock:
                     self.commits += 1
-            except Exception:
+            except Exception as error:
                 with self.lock:
                     self.commit_failures += 1
+                    self.first_failure = self.first_failure or repr(error)[:200]
 
     def cron(self):
         run = 1
@@ -478,6 +480,8 @@ def record_steady(steady, reachable, wanted, final):
             "" if steady.replacing == STEADY_STREAMS else
             ": too slow for %.0f commits/s beside the sweeper, so only %d streams replace (70%% of that rate); "
             "what matters is the sweep rate against the retirement rate" % (wanted, steady.replacing)))
+    if steady.first_failure:
+        NOTES.append("steady: first commit failure: %s" % steady.first_failure)
 
 
 # ---------------------------------------------------------------------------------------------
