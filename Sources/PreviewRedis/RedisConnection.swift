@@ -104,6 +104,22 @@ public final class RedisConnection {
         }
     }
 
+    /// Sends `commands`, then runs `script`, all in one round trip; the commands are applied
+    /// before the script. Throws the first error reply of the commands or the script's.
+    public func eval(_ script: RedisScript, keys: [String], args: [String], after commands: [[String]]) throws
+        -> RedisValue
+    {
+        let call = { (sha: String) in ["EVALSHA", sha, String(keys.count)] + keys + args }
+        var replies = try pipeline(commands + [call(try scriptSHAs[script] ?? load(script))])
+        for case .error(let message) in replies.dropLast() { throw RedisError(kind: .server, message: message) }
+        if case .error(let message) = replies[replies.count - 1], message.hasPrefix("NOSCRIPT") {
+            replies = [try command(call(try load(script)))]
+        }
+        let reply = replies[replies.count - 1]
+        if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+        return reply
+    }
+
     /// Runs `script` once per call, all in one pipeline of EVALSHA. Calls answered `NOSCRIPT`
     /// (the server lost its scripts) did not run: the script is loaded and those calls are sent
     /// again. Other error replies come back inline, as in `pipeline(_:)`.

@@ -63,7 +63,8 @@ import Testing
         // The sweeper's clock is past the commit deadline (900 + 300 s); the API's is not.
         let sweeperNow = app.now + 1201
         let collected = try app.context.store.collectGarbage(
-            streamIds: [5], now: sweeperNow, limit: 10, claimUntil: sweeperNow + 120)
+            streamIds: [5], now: sweeperNow, limit: 10, claimUntil: sweeperNow + 120, retireUntil: sweeperNow,
+            keepAfterEnd: 60)
         #expect(collected.first?.keys.count == 2)
         let body = #"{"streamId":"5","uploadId":"\#(issued.uploadId)"}"#
         let commit = app.send("POST", "/api/preview/commit", token: streamer, json: body)
@@ -92,6 +93,22 @@ import Testing
         app.advance(seconds: 3601)
         try app.sweep()
         #expect(try !app.objectExists(shown.movieUrl) && !app.objectExists(shown.thumbnailUrl))
+    }
+
+    @Test func aPreviewTheFeedIndexLostIsRetiredThroughTheSweepQueueAndCollected() throws {
+        let app = try AppHarness()
+        let item = try app.publish(stream: 8)
+        // As if the sweeper's index pass removed the entry between a publisher's index write
+        // and its script, and the publisher died before correcting it.
+        _ = try redis(app, ["ZREM", app.context.store.keys.live, "8"])
+        app.advance(seconds: 1202)
+        let report = try app.sweep()
+        #expect(report.previewsRemoved == 1)
+        #expect(try redis(app, ["EXISTS", app.context.store.keys.preview(8)]).int == 0)
+        #expect(try app.objectExists(item.movieUrl), "in its grace period")
+        app.advance(seconds: 3601)
+        try app.sweep()
+        #expect(try !app.objectExists(item.movieUrl) && !app.objectExists(item.thumbnailUrl))
     }
 
     @Test func aStreamQueuedBeforeItsGarbageIsWrittenStaysQueuedUntilTheWriterHadTimeToWriteIt() throws {

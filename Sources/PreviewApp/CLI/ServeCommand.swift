@@ -16,6 +16,7 @@ enum ServeCommand {
         let crypto = OpenSSLCrypto()
         // Secrets first: a missing or weak one stops us before anything is started.
         let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
+        let storageSecret = try localStoreSecret(options.storage, data: data)
 
         let embeddedRedis: RedisServerProcess?
         let endpoint: RedisEndpoint
@@ -41,7 +42,9 @@ enum ServeCommand {
         let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + options.workerThreads + 2)
         let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
         let (storage, localStore) = try objectStorage(
-            options.storage, data: data, publicBaseURL: options.publicBaseURL, grid: options.urlGrid, crypto: crypto,
+            options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
+            grid: options.urlGrid,
+            crypto: crypto,
             // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
             clients: options.workerThreads + 2)
         let context = AppContext(
@@ -116,15 +119,19 @@ enum ServeCommand {
         }
     }
 
+    /// The local store's URL secret (from the data dir); empty for a bucket.
+    static func localStoreSecret(_ options: StorageOptions, data: DataDirectory) throws -> [UInt8] {
+        options.backend == .local ? try data.secret(named: "storage-secret") : []
+    }
+
     /// The configured object store: the local one under the data dir (also returned on its
     /// own, since this process serves its objects), or an S3/GCS bucket.
     static func objectStorage(
-        _ options: StorageOptions, data: DataDirectory, publicBaseURL: String?, grid: ExpiryGrid,
+        _ options: StorageOptions, data: DataDirectory, secret: [UInt8], publicBaseURL: String?, grid: ExpiryGrid,
         crypto: OpenSSLCrypto, clients: Int
     ) throws -> (any ObjectStorage, LocalObjectStore?) {
         switch options.backend {
         case .local:
-            let secret = try data.secret(named: "storage-secret")
             let local = try LocalObjectStore(
                 root: data.objectsDirectory, publicBaseURL: publicBaseURL,
                 secret: String(decoding: secret, as: UTF8.self), grid: grid, crypto: crypto)

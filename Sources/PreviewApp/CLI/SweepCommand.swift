@@ -14,7 +14,8 @@ enum SweepCommand {
             throw AppError("cannot reach Redis at \(endpoint): \(error)", exitCode: .unavailable)
         }
         let (storage, _) = try ServeCommand.objectStorage(
-            options.storage, data: data, publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(),
+            options.storage, data: data, secret: try ServeCommand.localStoreSecret(options.storage, data: data),
+            publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(),
             clients: options.concurrency)
         var settings = SweepSettings()
         settings.graceSeconds = options.graceSeconds

@@ -5,9 +5,9 @@ struct SweepSettings: Sendable, Equatable {
     /// How long a stream's version counter and likers outlive its last preview.
     var keepAfterEndSeconds: Int64 = 7 * 86400
     /// Streams claimed per batch.
-    var batchStreams = 500
+    var batchStreams = 200
     /// Keys condemned and claimed per stream and batch.
-    var keysPerStream = 1000
+    var keysPerStream = 100
     /// Delete requests in flight (`--concurrency`).
     var concurrency = 8
     /// The lease, renewed before every batch; a batch must finish well within it.

@@ -93,7 +93,9 @@ struct Sweeper: Sendable {
         guard !streams.isEmpty else { return progressed ? nil : .drained }
 
         let collected = try store.collectGarbage(
-            streamIds: streams, now: now, limit: settings.keysPerStream, claimUntil: claimUntil)
+            streamIds: streams, now: now, limit: settings.keysPerStream, claimUntil: claimUntil,
+            retireUntil: now + settings.graceSeconds, keepAfterEnd: settings.keepAfterEndSeconds)
+        report.previewsRemoved += collected.filter { $0.retiredVersion != nil }.count
         let keys = collected.flatMap(\.keys)
         let failed = storage.delete(keys: keys, concurrency: settings.concurrency)
         var outcomes: [PreviewStore.DeleteOutcome] = []

@@ -7,11 +7,19 @@ extension PreviewStore {
     /// earlier). Called before the script that writes the garbage (see `RedisKeys`).
     public func enqueueSweep(_ entries: [(streamId: Int64, due: Int64)], now: Int64) throws {
         guard !entries.isEmpty else { return }
-        var args = [String(now)]
-        for entry in entries { args += [String(entry.streamId), String(entry.due)] }
-        _ = try pool.withConnection { connection in
-            try connection.eval(SweepScripts.enqueue, keys: [keys.sweepQueue, keys.sweepTouched], args: args)
+        try Self.check(try pool.withConnection { try $0.pipeline(enqueueCommands(entries, now: now)) })
+    }
+
+    /// The commands of `enqueueSweep`, to send in one pipeline with others: the queue only
+    /// moves a stream earlier (LT), the touch time only later (GT).
+    func enqueueCommands(_ entries: [(streamId: Int64, due: Int64)], now: Int64) -> [[String]] {
+        var queue = ["ZADD", keys.sweepQueue, "LT"]
+        var touched = ["ZADD", keys.sweepTouched, "GT"]
+        for entry in entries {
+            queue += [String(entry.due), String(entry.streamId)]
+            touched += [String(now), String(entry.streamId)]
         }
+        return [queue, touched]
     }
 
     // MARK: Lease
@@ -95,34 +103,42 @@ extension PreviewStore {
 
     /// What `collectGarbage` found in one stream.
     public struct Collected: Sendable, Equatable {
+        /// The version of an expired preview retired on the way (the feed index had lost it), or nil.
+        public var retiredVersion: Int64?
         /// Due keys the live preview uses (dropped from the garbage set, not deleted).
         public var kept: Int
         /// Condemned keys claimed for deletion.
         public var keys: [String]
     }
 
-    /// Condemns each stream's due garbage and claims up to `limit` keys per stream for
-    /// deletion (see `SweepScripts.collect`): one pipeline, one script call per stream. The
-    /// upload records of the claimed keys are then deleted, so no commit publishes them.
-    public func collectGarbage(streamIds: [Int64], now: Int64, limit: Int, claimUntil: Int64) throws -> [Collected] {
+    /// Retires each stream's preview if it has expired, condemns its due garbage and claims
+    /// up to `limit` keys per stream for deletion (see `SweepScripts.collect`): one pipeline,
+    /// one script call per stream. The upload records of the claimed keys are then deleted,
+    /// so no commit publishes them, and retired streams leave the feed index.
+    public func collectGarbage(
+        streamIds: [Int64], now: Int64, limit: Int, claimUntil: Int64, retireUntil: Int64, keepAfterEnd: Int64
+    ) throws -> [Collected] {
+        let args = [String(now), String(limit), String(claimUntil), String(retireUntil), String(max(1, keepAfterEnd))]
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 SweepScripts.collect,
                 calls: streamIds.map { id in
-                    (
-                        [keys.preview(id), keys.garbage(id), keys.deleting(id)],
-                        [String(now), String(limit), String(claimUntil)]
-                    )
+                    ([keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id)], args)
                 })
         }
         try Self.check(replies)
         let collected = try replies.map { reply in
-            guard let parts = reply.array, let kept = parts.first?.int else {
+            guard let parts = reply.array, parts.count >= 2, let retired = parts[0].int, let kept = parts[1].int else {
                 throw RedisError(kind: .protocolError, message: "unexpected reply from the collect script")
             }
-            return Collected(kept: Int(kept), keys: parts.dropFirst().compactMap(\.string))
+            return Collected(
+                retiredVersion: retired > 0 ? retired : nil, kept: Int(kept),
+                keys: parts.dropFirst(2).compactMap(\.string))
         }
         try forgetUploads(of: collected.flatMap(\.keys))
+        for (id, found) in zip(streamIds, collected) where found.retiredVersion != nil {
+            try unindexIfGone(streamId: id)
+        }
         return collected
     }
 
@@ -177,7 +193,7 @@ extension PreviewStore {
                 calls: outcomes.map { outcome in
                     let id = outcome.streamId
                     return (
-                        [keys.garbage(id), keys.deleting(id), keys.deleteAttempts(id)],
+                        [keys.garbage(id), keys.deleting(id), keys.deleteAttempts(id), keys.preview(id)],
                         [String(now), String(backoffSeconds), String(maxBackoffSeconds), String(outcome.deleted.count)]
                             + outcome.deleted + outcome.failed
                     )

@@ -54,11 +54,11 @@ public final class PreviewStore: Sendable {
             upload.thumbnailKey,
         ]
         for (field, value) in upload.fields { args += [field, value] }
-        try enqueueSweep([(id, upload.commitDeadline + 1)], now: now)
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.recordUpload,
-                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args)
+                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args,
+                after: enqueueCommands([(id, upload.commitDeadline + 1)], now: now))
         }
         guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
         else {
@@ -101,10 +101,10 @@ public final class PreviewStore: Sendable {
         let id = preview.streamId
         var args = [preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
-        try enqueueSweep([(id, retireUntil)], now: now)
-        _ = try pool.withConnection { connection in
-            try connection.command(["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)])
-        }
+        let before =
+            enqueueCommands([(id, retireUntil)], now: now) + [
+                ["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)]
+            ]
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.publish,
@@ -112,7 +112,7 @@ public final class PreviewStore: Sendable {
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
                 ],
-                args: args)
+                args: args, after: before)
         }
         guard let parts = reply.array, parts.count == 3, let status = parts[0].string, let likes = parts[1].int else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the publish script")
@@ -141,12 +141,12 @@ public final class PreviewStore: Sendable {
     public func retire(
         streamId: Int64, retireUntil: Int64, keepAfterEnd: Int64, now: Int64, onlyIfExpiredAt: Int64? = nil
     ) throws -> Int64? {
-        try enqueueSweep([(streamId, retireUntil)], now: now)
         let removed = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.retire,
                 keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
-                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd))])
+                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd))],
+                after: enqueueCommands([(streamId, retireUntil)], now: now))
         }
         try unindexIfGone(streamId: streamId)
         guard let version = removed.int, version > 0 else { return nil }

@@ -2,18 +2,6 @@
 /// garbage scripts only the keys of one stream, so each runs on a single Redis Cluster slot.
 /// See `RedisKeys` for why the queue is written before the garbage it announces.
 enum SweepScripts {
-    /// Adds streams to the sweep queue (or moves them earlier) and notes when.
-    /// KEYS: queue, touched. ARGV: now, then (stream ID, due time) pairs.
-    static let enqueue = RedisScript(
-        name: "sweepEnqueue",
-        source: """
-            for i = 2, #ARGV, 2 do
-              redis.call('ZADD', KEYS[1], 'LT', ARGV[i + 1], ARGV[i])
-              redis.call('ZADD', KEYS[2], 'GT', ARGV[1], ARGV[i])
-            end
-            return 0
-            """)
-
     /// Takes the lease when nobody holds it. KEYS: lease, fence. ARGV: lease milliseconds.
     /// Returns the new fencing token (it only grows), or 0 when the lease is held.
     static let acquireLease = RedisScript(
@@ -93,29 +81,45 @@ enum SweepScripts {
             return 'ok'
             """)
 
-    /// Condemns a stream's due garbage and claims what is due for deletion. Due keys leave the
-    /// garbage set; a key the live preview uses is dropped (counted as kept), any other moves
-    /// to the deleting set, where a commit can no longer publish it. Then up to `limit` due
-    /// deleting keys are claimed until claim-until.
-    /// KEYS: preview, garbage, deleting. ARGV: now, limit, claim-until.
-    /// Returns {kept, claimed keys...}.
+    /// Retires the stream's preview if it has expired (a backstop for a preview the feed
+    /// index lost: the stream was queued before its publish script ran), then condemns the
+    /// stream's due garbage and claims what is due for deletion. Due keys leave the garbage
+    /// set; a key the live preview uses is dropped (counted as kept), any other moves to the
+    /// deleting set, where a commit can no longer publish it. Then up to `limit` due deleting
+    /// keys are claimed until claim-until.
+    /// KEYS: preview, garbage, deleting, version, likers.
+    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds.
+    /// Returns {retired version or 0, kept, claimed keys...}.
     static let collect = RedisScript(
         name: "sweepCollect",
         source: """
+            local now = tonumber(ARGV[1])
             local limit = tonumber(ARGV[2])
-            local live = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
+            local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey')
+            local retired = 0
+            if live[1] and tonumber(live[2] or '0') <= now then
+              for i = 3, 4 do
+                if live[i] then redis.call('ZADD', KEYS[2], ARGV[4], live[i]) end
+              end
+              redis.call('DEL', KEYS[1])
+              redis.call('EXPIRE', KEYS[4], ARGV[5])
+              redis.call('EXPIRE', KEYS[5], ARGV[5])
+              retired = tonumber(live[1])
+              live = {}
+            end
             local kept = 0
-            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, limit)) do
+            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)) do
               redis.call('ZREM', KEYS[2], key)
-              if key == live[1] or key == live[2] then
+              if key == live[3] or key == live[4] then
                 kept = kept + 1
               else
-                redis.call('ZADD', KEYS[3], ARGV[1], key)
+                redis.call('ZADD', KEYS[3], now, key)
               end
             end
-            local claimed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, limit)
+            local claimed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, limit)
             for _, key in ipairs(claimed) do redis.call('ZADD', KEYS[3], ARGV[3], key) end
             table.insert(claimed, 1, kept)
+            table.insert(claimed, 1, retired)
             return claimed
             """)
 
@@ -137,9 +141,10 @@ enum SweepScripts {
 
     /// Records the outcome of deletes: deleted keys are forgotten; failed ones wait
     /// base × 2^(attempts-1) seconds (at most max) before the next try.
-    /// KEYS: garbage, deleting, attempts. ARGV: now, base seconds, max seconds, number of
-    /// deleted keys, the deleted keys, then the failed keys.
-    /// Returns the stream's next due time (the earliest in either set), or -1 when both are empty.
+    /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
+    /// number of deleted keys, the deleted keys, then the failed keys.
+    /// Returns when the stream needs a look next: the earliest time in either set, or the
+    /// live preview's expiry if sooner; -1 when there is nothing to look at.
     static let acknowledge = RedisScript(
         name: "sweepAcknowledge",
         source: """
@@ -154,7 +159,7 @@ enum SweepScripts {
               local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
               redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
             end
-            local next = -1
+            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1')
             for k = 1, 2 do
               local first = redis.call('ZRANGE', KEYS[k], 0, 0, 'WITHSCORES')
               if first[2] and (next < 0 or tonumber(first[2]) < next) then next = tonumber(first[2]) end
