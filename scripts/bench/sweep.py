@@ -268,7 +268,7 @@ def burst_row(name, result, due_before, stored_before, stored_after, live, targe
     passed = per_second >= target and result["exit"] == 0 and result["failed"] == 0
     BURST_ROWS.append({
         "workload": name, "objects": "{:,}".format(result["objects"]), "due": "{:,}".format(due_before),
-        "seconds": "%.2f" % result["seconds"], "rate": "{:,.0f}".format(per_second),
+        "seconds": "%.1f" % result["seconds"], "rate": "{:,.0f}".format(per_second),
         "wall": "%.2f" % result["wall"], "cpu": "%.2f" % result["cpu"],
         "kept/failed": "%d/%d" % (result["kept"], result["failed"]), "exit": str(result["exit"]),
         "store": "{:,}→{:,} (live {:,})".format(stored_before, stored_after, live),
