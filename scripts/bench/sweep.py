@@ -252,6 +252,10 @@ STEADY_ROWS = []
 NOTES = []
 
 
+def fmt(number):
+    return "{:,}".format(number)
+
+
 def rate(objects, seconds):
     return objects / seconds if seconds > 0 else 0.0
 
@@ -265,6 +269,9 @@ def run_seconds(result):
 
 def burst_row(name, result, due_before, stored_before, stored_after, live, target):
     per_second = rate(result["objects"], run_seconds(result))
+    if result["seconds"] == 0 and result["objects"]:
+        NOTES.append("%s: the summary line said seconds=0.0 after deleting %s objects in %.1f s of wall time: "
+                     "objects/s is from the wall time of the process" % (name, fmt(result["objects"]), result["wall"]))
     passed = per_second >= target and result["exit"] == 0 and result["failed"] == 0
     BURST_ROWS.append({
         "workload": name, "objects": "{:,}".format(result["objects"]), "due": "{:,}".format(due_before),
@@ -318,11 +325,12 @@ def run_burst_local(tokens):
         after = local_objects(server)
         burst_row("burst-local", result, due, stored, after, 2 * len(streams), LOCAL_TARGET)
         NOTES.append(
-            "burst-local: %d streams × %d commits (%d previews replaced) and %d abandoned uploads each, seeded "
-            "through the API at %.0f commits/s; %d garbage objects expected, %d due in Redis before the run; "
+            "burst-local: %s streams × %d commits (%s previews replaced) and %d abandoned uploads each, seeded "
+            "through the API at %.0f commits/s; %s garbage objects expected, %s due in Redis before the run; "
             "one `sweep --data-dir` run on serve's embedded Redis and local store (default --concurrency); "
             "objects/s = objects deleted / the run's own seconds (its wall time when the summary says 0.0)" % (
-                len(streams), REPLACEMENTS, len(streams) * (REPLACEMENTS - 1), ABANDONED, commit_rate, garbage, due))
+                fmt(len(streams)), REPLACEMENTS, fmt(len(streams) * (REPLACEMENTS - 1)), ABANDONED, commit_rate,
+                fmt(garbage), fmt(due)))
     finally:
         server.stop()
 
@@ -342,9 +350,9 @@ def run_burst_s3(tokens):
         burst_row("burst-s3 (moto)", result, due, stored, after, 2 * len(streams), S3_TARGET)
         NOTES.append(
             "burst-s3: serve and sweep with --storage s3 against moto_server (the test suite's venv, loopback, "
-            "path addressing); %d streams × %d commits and %d abandoned uploads each, seeded at %.0f commits/s; "
-            "%d garbage objects expected; store counts from moto's own listing" % (
-                len(streams), REPLACEMENTS, ABANDONED, commit_rate, garbage))
+            "path addressing); %s streams × %d commits and %d abandoned uploads each, seeded at %.0f commits/s; "
+            "%s garbage objects expected, %s due in Redis before the run; store counts from moto's own listing" % (
+                fmt(len(streams)), REPLACEMENTS, ABANDONED, commit_rate, fmt(garbage), fmt(due)))
     finally:
         if server:
             server.stop()
@@ -381,7 +389,8 @@ class Steady:
             except Exception as error:
                 with self.lock:
                     self.commit_failures += 1
-                    self.first_failure = self.first_failure or repr(error)[:200]
+                    # Signed URLs are long: their query strings say nothing here.
+                    self.first_failure = self.first_failure or re.sub(r"\?[^ ]*", "?…", str(error))[:300]
 
     def cron(self):
         run = 1
@@ -476,14 +485,14 @@ def record_steady(steady, reachable, wanted, final):
     NOTES.append(
         "steady: %.0f s; %s streams each replace their preview every %.0f s (%d commit failures); the harness "
         "runs `sweep --max-seconds %d` every %.0f s like a cron (%.1f s of sweeping in all) and counts the objects due and not "
-        "deleted in Redis every %.0f s; backlog at the end %d. Seeding all %d streams once reached %.0f "
+        "deleted in Redis every %.0f s; backlog at the end %s. Seeding all %s streams once reached %.0f "
         "commits/s%s" % (
             steady.elapsed, "{:,}".format(steady.replacing), PERIOD, steady.commit_failures,
             max(1, int(SWEEP_EVERY * 0.8)), SWEEP_EVERY, busy,
-            SAMPLE_EVERY, final, STEADY_STREAMS, reachable,
+            SAMPLE_EVERY, fmt(final), fmt(STEADY_STREAMS), reachable,
             "" if steady.replacing == STEADY_STREAMS else
-            ": too slow for %.0f commits/s beside the sweeper, so only %d streams replace (70%% of that rate); "
-            "what matters is the sweep rate against the retirement rate" % (wanted, steady.replacing)))
+            ": too slow for %.0f commits/s beside the sweeper, so only %s streams replace (70%% of that rate); "
+            "what matters is the sweep rate against the retirement rate" % (wanted, fmt(steady.replacing))))
     if steady.first_failure:
         NOTES.append("steady: first commit failure: %s" % steady.first_failure)
 
