@@ -59,6 +59,11 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 
+        let changes = FeedChangeListener(
+            store: store, endpoint: endpoint, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+        changes.start()
+        defer { changes.stop() }
+
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
         configuration.port = options.port
