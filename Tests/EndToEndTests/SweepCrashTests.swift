@@ -1,0 +1,98 @@
+import Foundation
+import PreviewCore
+import PreviewTestSupport
+import Testing
+
+/// `streampreview sweep` killed with SIGKILL at random points of a large run, then run once to
+/// the end: nothing live is lost and nothing collectable is left behind.
+@Suite("Sweep: crashes")
+struct SweepCrashTests {
+    /// Lifetimes long enough that only the clock shifts of the test make things due.
+    static let grace: Int64 = 20_000
+    static let streams: ClosedRange<Int64> = 1...200
+
+    @Test("50 sweeps killed at random points, then one clean run: all garbage gone, live and in-grace objects intact")
+    func killedSweepsLeakNothing() throws {
+        let started = Date()
+        let service = try ServiceProcess(
+            arguments: [
+                "--sweep-interval", "0", "--grace", String(Self.grace), "--upload-url-ttl", "5", "--commit-window", "5",
+                "--preview-ttl", "86400",
+            ], testClock: true)
+        let seeder = try SweepSeeder(service)
+        var garbage = Set<String>()
+        var live: [Int64: [String]] = [:]
+        var inGrace = Set<String>()
+        // At clock 0: every stream replaces its first preview; every 5th ends; every 3rd also has an
+        // upload that is never committed.
+        for id in Self.streams {
+            garbage.formUnion(try seeder.publish(streamId: id, seed: Int(id) * 3).keys)
+            live[id] = try seeder.publish(streamId: id, seed: Int(id) * 3 + 1).keys
+            if id % 5 == 0 {
+                try seeder.end(streamId: id)
+                garbage.formUnion(live[id] ?? [])
+                live[id] = nil
+            }
+            if id % 3 == 0 { garbage.formUnion(try seeder.upload(streamId: id, seed: Int(id) * 3 + 2).keys) }
+        }
+        // Past the grace and the commit deadlines, every 5th stream (+1) replaces its preview again:
+        // the replaced one is in its grace, not due.
+        var clock = Self.grace + 100
+        try service.shiftClock(by: clock)
+        for id in Self.streams where id % 5 == 1 {
+            inGrace.formUnion(live[id] ?? [])
+            live[id] = try seeder.publish(streamId: id, seed: Int(id) * 3 + 2).keys
+        }
+        let kept = inGrace.union(live.values.joined())
+        let stored = try storedKeys(service.dataDirectory)
+        try #require(stored == kept.union(garbage), "the store holds what was uploaded")
+
+        let seeded = Date()
+        let probe = service.redisProbe()
+        var random = SeededGenerator(seed: 0x5EED_0009)
+        var interrupted = 0
+        for _ in 0..<50 {
+            let before = try storedKeys(service.dataDirectory).count
+            let run = try service.startSweep()
+            // Killed at a random moment from start-up (lease, claims) to part way through the deletes:
+            // after a random delay, or once a random number of objects is gone, whichever comes first.
+            let deadline = Date().addingTimeInterval(Double.random(in: 0.01...0.15, using: &random))
+            let target = Int.random(in: 1...12, using: &random)
+            while run.exitStatus == nil, Date() < deadline,
+                before - ((try? storedKeys(service.dataDirectory).count) ?? before) < target
+            {
+                usleep(500)
+            }
+            if run.exitStatus == nil { interrupted += 1 }
+            run.kill()
+            // A killed run's lease expires 60 s later and its claims 120 s later: a later cron run
+            // finds both expired. The test expires them at once (lease deleted, clock moved on).
+            try probe.perform(["DEL", RedisKeys().sweepLease])
+            clock += 121
+            try service.shiftClock(by: clock)
+        }
+        let leftAfterKills = try storedKeys(service.dataDirectory).intersection(garbage).count
+        print(
+            "sweep crash: garbage=\(garbage.count) kept=\(kept.count) interrupted=\(interrupted) "
+                + "left_after_kills=\(leftAfterKills) seed_seconds=\(Int(seeded.timeIntervalSince(started))) "
+                + "kills_seconds=\(Int(Date().timeIntervalSince(seeded)))")
+        #expect(interrupted >= 25, "most kills hit a running sweep (\(interrupted) of 50)")
+
+        let clean = try service.sweep()
+        #expect(clean.status == 0, "clean run: \(clean.stdout) \(clean.stderr)")
+        #expect(SweepSummary.only(in: clean.stdout)?.failed == 0, "\(clean.stdout)")
+
+        let remaining = try storedKeys(service.dataDirectory)
+        #expect(remaining.intersection(garbage).isEmpty, "garbage left: \(remaining.intersection(garbage).count)")
+        #expect(kept.subtracting(remaining).isEmpty, "lost: \(kept.subtracting(remaining).sorted().prefix(5))")
+        #expect(remaining == kept, "unexpected objects: \(remaining.subtracting(kept).sorted().prefix(5))")
+        for key in kept.sorted() {
+            #expect(try storedObject(service, key: key) == seeder.uploaded[key], "\(key) is not what was uploaded")
+        }
+        let index = try SweepIndex.read(probe, streams: Self.streams)
+        #expect(index.live == Set(live.values.joined()))
+        #expect(index.garbage == inGrace, "only the objects in their grace stay queued")
+        #expect(index.deleting.isEmpty)
+        #expect(index.all == remaining, "the objects on disk are exactly those the index accounts for")
+    }
+}
