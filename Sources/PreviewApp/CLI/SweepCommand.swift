@@ -15,7 +15,7 @@ enum SweepCommand {
         }
         let (storage, _) = try ServeCommand.objectStorage(
             options.storage, data: data, publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(),
-            clients: options.concurrency)
+            clients: options.concurrency, serving: false)
         var settings = SweepSettings()
         settings.graceSeconds = options.graceSeconds
         settings.concurrency = options.concurrency
