@@ -140,6 +140,33 @@ struct SweepRaceTests {
                 + "late_committed=\(result.lateCommitted.count) late_refused=\(result.lateRefused)")
     }
 
+    @Test("An upload the sweeper condemned but has not yet forgotten cannot be committed, so it is never published")
+    func condemnedUploadIsNotPublished() throws {
+        let service = try ServiceProcess(arguments: ["--sweep-interval", "0"])
+        let seeder = try SweepSeeder(service)
+        let upload = try seeder.upload(streamId: 9, seed: 9)
+        // The state a sweeper leaves between its two steps (or when it dies between them): the
+        // keys moved from the garbage set to the deleting set, the upload record not yet deleted,
+        // the stream due.
+        let probe = service.redisProbe()
+        let keys = RedisKeys()
+        try probe.perform(["ZADD", keys.sweepQueue, String(unixNow()), "9"])
+        try probe.perform(["ZREM", keys.garbage(9)] + upload.keys)
+        try probe.perform([
+            "ZADD", keys.deleting(9), String(unixNow()), upload.keys[0], String(unixNow()), upload.keys[1],
+        ])
+        try #require(try probe.integer(["EXISTS", keys.upload(9, upload.uploadId)]) == 1)
+
+        let committed = try seeder.api.commit(streamId: 9, uploadId: upload.uploadId, token: seeder.token)
+        expectError(committed, status: 409, code: "upload_not_found")
+        let sweep = try service.sweep()
+        #expect(sweep.status == 0, "\(sweep.stdout) \(sweep.stderr)")
+        #expect(SweepSummary.only(in: sweep.stdout)?.objects == 2)
+        for item in try seeder.api.feedItems() {
+            #expect(try seeder.api.send("GET", item.movieUrl).status == 200, "the feed points at a deleted object")
+        }
+    }
+
     enum RoundOutcome {
         case committed
         /// The 1 s upload URL ran out before the PUT (a slow moment of the machine): nothing published.
