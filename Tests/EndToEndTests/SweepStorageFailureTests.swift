@@ -101,4 +101,16 @@ struct SweepStorageFailureTests {
         let index = try SweepIndex.read(probe, streams: 1...3)
         #expect(index.deleting.isEmpty && index.garbage.isEmpty)
     }
+
+    @Test("A store that refuses connections: sweep exits 69 and the keys stay queued")
+    func unreachableStore() throws {
+        let seeded = try Seeded()
+        let port = try freeLoopbackPort()
+        let run = try seeded.sweep(endpoint: "http://127.0.0.1:\(port)")
+        #expect(run.wait(timeout: 120) == 69, "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("unreachable"), "\(run.stderr)")
+        let index = try SweepIndex.read(seeded.flow.service.redisProbe(), streams: 1...3)
+        #expect(index.deleting == seeded.garbage)
+        #expect(try seeded.bucketKeys() == seeded.live.union(seeded.garbage))
+    }
 }
