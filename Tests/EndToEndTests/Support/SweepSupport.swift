@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewTestSupport
+import Synchronization
 import Testing
 
 /// The counts of one sweeper run: `swept previews=N objects=M kept=K failed=F seconds=S`, as
@@ -166,5 +167,26 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// Runs `body(0..<parts)` on threads of their own, all at once (seeding a large run faster), and
+/// returns the results in order; the first error thrown is rethrown.
+func inParallel<T: Sendable>(_ parts: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let results = Mutex([Int: Result<T, any Error>]())
+    let group = DispatchGroup()
+    for part in 0..<parts {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            let result = Result { try body(part) }
+            results.withLock { $0[part] = result }
+        }
+    }
+    group.wait()
+    let finished = results.withLock { $0 }
+    return try (0..<parts).map { part in
+        guard let result = finished[part] else { throw ServiceProcessError("part \(part) did not run") }
+        return try result.get()
     }
 }
