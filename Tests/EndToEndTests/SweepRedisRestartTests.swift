@@ -13,6 +13,13 @@ struct SweepRedisRestartTests {
     static let streams: ClosedRange<Int64> = 1...40
     static let abandonedPerStream = 20
 
+    /// What one uploader seeded.
+    struct Seeded: Sendable {
+        var live: [Int64: SweepSeeder.Upload] = [:]
+        var garbage = Set<String>()
+        var uploaded: [String: [UInt8]] = [:]
+    }
+
     @Test(
         "Redis killed mid-run: sweep and serve exit 69; after a restart the next run completes and nothing committed is lost"
     )
@@ -24,15 +31,22 @@ struct SweepRedisRestartTests {
             "--preview-ttl", "86400", "--max-pending-uploads", "100",
         ]
         let first = try ServiceProcess(arguments: arguments, dataDirectory: directory, testClock: true)
-        let seeder = try SweepSeeder(first)
-        var live: [Int64: SweepSeeder.Upload] = [:]
-        var garbage = Set<String>()
-        for id in Self.streams {
-            live[id] = try seeder.publish(streamId: id, seed: Int(id))
-            for upload in 0..<Self.abandonedPerStream {
-                garbage.formUnion(try seeder.upload(streamId: id, seed: Int(id) * 100 + upload).keys)
+        // Four uploaders at once, each on its share of the streams.
+        let parts = try inParallel(4) { part in
+            let seeder = try SweepSeeder(first)
+            var seeded = Seeded()
+            for id in Self.streams where Int(id) % 4 == part {
+                seeded.live[id] = try seeder.publish(streamId: id, seed: Int(id))
+                for upload in 0..<Self.abandonedPerStream {
+                    seeded.garbage.formUnion(try seeder.upload(streamId: id, seed: Int(id) * 100 + upload).keys)
+                }
             }
+            seeded.uploaded = seeder.uploaded
+            return seeded
         }
+        let live = parts.reduce(into: [Int64: SweepSeeder.Upload]()) { $0.merge($1.live) { $1 } }
+        let garbage = Set(parts.flatMap(\.garbage))
+        let uploaded = parts.reduce(into: [String: [UInt8]]()) { $0.merge($1.uploaded) { $1 } }
         let liveKeys = Set(live.values.flatMap(\.keys))
         try first.shiftClock(by: 200)
 
@@ -73,8 +87,8 @@ struct SweepRedisRestartTests {
         #expect(Set(items.map(\.streamId)) == Set(Self.streams), "every preview committed before the kill")
         for item in items {
             let upload = try #require(live[item.streamId])
-            #expect(try api.send("GET", item.movieUrl).body == seeder.uploaded[upload.movieKey])
-            #expect(try api.send("GET", item.thumbnailUrl).body == seeder.uploaded[upload.thumbnailKey])
+            #expect(try api.send("GET", item.movieUrl).body == uploaded[upload.movieKey])
+            #expect(try api.send("GET", item.thumbnailUrl).body == uploaded[upload.thumbnailKey])
         }
     }
 }
