@@ -66,6 +66,7 @@ struct SweepCrashTests {
         let probe = service.redisProbe()
         var random = SeededGenerator(seed: 0x5EED_0009)
         var interrupted = 0
+        var partway = 0
         for _ in 0..<50 {
             let before = try storedKeys(service.dataDirectory).count
             let run = try service.startSweep()
@@ -80,6 +81,8 @@ struct SweepCrashTests {
             }
             if run.exitStatus == nil { interrupted += 1 }
             run.kill()
+            let after = try storedKeys(service.dataDirectory).count
+            if after < before && after > kept.count { partway += 1 }
             // A killed run's lease expires 60 s later and its claims 120 s later: a later cron run
             // finds both expired. The test expires them at once (lease deleted, clock moved on).
             try probe.perform(["DEL", RedisKeys().sweepLease])
@@ -88,10 +91,11 @@ struct SweepCrashTests {
         }
         let leftAfterKills = try storedKeys(service.dataDirectory).intersection(garbage).count
         print(
-            "sweep crash: garbage=\(garbage.count) kept=\(kept.count) interrupted=\(interrupted) "
+            "sweep crash: garbage=\(garbage.count) kept=\(kept.count) interrupted=\(interrupted) partway=\(partway) "
                 + "left_after_kills=\(leftAfterKills) seed_seconds=\(Int(seeded.timeIntervalSince(started))) "
                 + "kills_seconds=\(Int(Date().timeIntervalSince(seeded)))")
-        #expect(interrupted >= 25, "most kills hit a running sweep (\(interrupted) of 50)")
+        #expect(interrupted >= 10, "kills hit running sweeps (\(interrupted) of 50)")
+        #expect(partway >= 5, "kills came part way through the deletes (\(partway) of 50)")
 
         let clean = try service.sweep()
         #expect(clean.status == 0, "clean run: \(clean.stdout) \(clean.stderr)")
