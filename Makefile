@@ -72,7 +72,7 @@ bench: bench-deps
 # BENCH_SWEEP_PERIOD s with sweep run like a cron and the backlog sampled in Redis. Prints two
 # tables and rewrites only the Sweeper section of BENCHMARKS.md. Knobs: BENCH_SWEEP_STREAMS (1000),
 # BENCH_SWEEP_REPLACEMENTS (10 commits a stream), BENCH_SWEEP_ABANDONED (2 uploads a stream),
-# BENCH_SWEEP_S3_STREAMS (300), BENCH_SWEEP_STEADY_STREAMS (10000), BENCH_SWEEP_PERIOD (30),
+# BENCH_SWEEP_S3_STREAMS (150), BENCH_SWEEP_STEADY_STREAMS (10000), BENCH_SWEEP_PERIOD (30),
 # BENCH_SWEEP_STEADY_SECONDS (600), BENCH_SWEEP_EVERY (30 s between sweep runs),
 # BENCH_SWEEP_LIFETIME (5 s upload URL TTL, commit window and grace), BENCH_SWEEP_ONLY (comma list
 # of burst-local, burst-s3, steady). About 20 minutes (10 with BENCH_SWEEP_STEADY_SECONDS=120);
