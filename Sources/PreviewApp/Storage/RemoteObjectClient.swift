@@ -3,10 +3,10 @@ import PreviewCore
 import PreviewHTTPClient
 import Synchronization
 
-/// Sends HEAD, ranged GET and DELETE to an S3 or GCS bucket over libcurl, authenticating
-/// each attempt by presigning it with the backend's own `ObjectURLSigner` (query auth, a
-/// short expiry), so no SDK or OAuth flow is involved and what goes over the wire is exactly
-/// what was signed (`HTTPClient` sends the path as given).
+/// Sends HEAD, ranged GET, DELETE and S3's DeleteObjects POST to an S3 or GCS bucket over
+/// libcurl, authenticating each attempt by presigning it with the backend's own signer (query
+/// auth, a short expiry), so no SDK or OAuth flow is involved and what goes over the wire is
+/// exactly what was signed (`HTTPClient` sends the path as given).
 ///
 /// Connections are reused through a small pool of `HTTPClient`s (one easy handle each, used
 /// by one thread at a time). Attempts that fail with 5xx, 429, a timeout or a broken or
