@@ -9,6 +9,8 @@ import Testing
 /// Keys deleted per second by `delete(keys:concurrency:)`, printed, never asserted (a shared CI box
 /// is too noisy for timing assertions). Runs only with STREAMPREVIEW_MEASURE_DELETES=1:
 /// `STREAMPREVIEW_MEASURE_DELETES=1 swift test --skip-build --filter DeleteThroughputMeasurements`.
+/// The local store's files go under /tmp, or under STREAMPREVIEW_MEASURE_DIR when set (e.g.
+/// /dev/shm, to take the disk out of the figure).
 @Suite(
     .serialized, .enabled(if: ProcessInfo.processInfo.environment["STREAMPREVIEW_MEASURE_DELETES"] == "1"))
 struct DeleteThroughputMeasurements {
@@ -26,7 +28,10 @@ struct DeleteThroughputMeasurements {
     }
 
     @Test(arguments: [1, 8]) func localStore(concurrency: Int) throws {
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-local-bench")
+        let directory =
+            try ProcessInfo.processInfo.environment["STREAMPREVIEW_MEASURE_DIR"].map {
+                "\($0)/sp-local-bench-\(UUID())"
+            } ?? TestPaths.makeTemporaryDirectory(prefix: "sp-local-bench")
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp folder
         let store = try LocalObjectStore(
             root: directory + "/objects", publicBaseURL: nil, secret: "s", grid: ExpiryGrid(), crypto: OpenSSLCrypto())
@@ -34,7 +39,7 @@ struct DeleteThroughputMeasurements {
         for key in keys { try LocalSeed.object(store, key: key, bytes: Array(repeating: 7, count: 1024)) }
         let run = Self.seconds { store.delete(keys: keys, concurrency: concurrency) }
         #expect(run.failed == 0)
-        Self.report("local store", keys: keys.count, concurrency: concurrency, run)
+        Self.report("local store under \(directory)", keys: keys.count, concurrency: concurrency, run)
     }
 
     @Test(arguments: [1, 8]) func motoS3(concurrency: Int) throws {
