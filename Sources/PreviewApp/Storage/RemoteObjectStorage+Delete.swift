@@ -25,14 +25,7 @@ extension RemoteObjectStorage {
         let results = BoundedWork.map(count: jobs.count, concurrency: concurrency) { index -> [String: StorageError] in
             switch jobs[index] {
             case .single(let key):
-                do {
-                    try self.delete(key: key)
-                    return [:]
-                } catch {
-                    return [
-                        key: error as? StorageError ?? StorageError("DELETE \(self.client.describe(key)): \(error)")
-                    ]
-                }
+                return self.deleteOneByOne([key])
             case .batch(let keys, let signer):
                 return self.deleteObjects(keys, signer: signer)
             }
@@ -47,18 +40,36 @@ extension RemoteObjectStorage {
         case batch([String], S3Presigner)
     }
 
+    /// Batches for S3 (whose signer is always an `S3Presigner`); single DELETEs for the rest and
+    /// for keys a batch cannot name (a DELETE names them in its path, or its signer says why not).
     private func deleteJobs(_ keys: [String]) -> [DeleteJob] {
         guard backend == .s3, let s3 = signer as? S3Presigner else { return keys.map(DeleteJob.single) }
-        let batchable = keys.filter { S3DeleteObjects.canCarry($0) && ObjectKeyRule.problem(with: $0) == nil }
-        var jobs = stride(from: 0, to: batchable.count, by: S3DeleteObjects.maxKeys).map { start in
+        var batchable: [String] = []
+        var alone: [DeleteJob] = []
+        for key in keys {
+            if S3DeleteObjects.canCarry(key) && ObjectKeyRule.problem(with: key) == nil {
+                batchable.append(key)
+            } else {
+                alone.append(.single(key))
+            }
+        }
+        let batches = stride(from: 0, to: batchable.count, by: S3DeleteObjects.maxKeys).map { start in
             DeleteJob.batch(Array(batchable[start..<min(start + S3DeleteObjects.maxKeys, batchable.count)]), s3)
         }
-        if batchable.count < keys.count {
-            // Refused by the rule above: a DELETE names them in the path, or its signer says why not.
-            jobs += keys.filter { !S3DeleteObjects.canCarry($0) || ObjectKeyRule.problem(with: $0) != nil }
-                .map(DeleteJob.single)
+        return batches + alone
+    }
+
+    /// `delete(key:)` for each key in turn; the keys it failed for, with why.
+    private func deleteOneByOne(_ keys: [String]) -> [String: StorageError] {
+        var failures: [String: StorageError] = [:]
+        for key in keys {
+            do {
+                try delete(key: key)
+            } catch {
+                failures[key] = error as? StorageError ?? StorageError("DELETE \(client.describe(key)): \(error)")
+            }
         }
-        return jobs
+        return failures
     }
 
     /// One DeleteObjects request (`POST /<bucket>?delete`, signed with `Content-MD5` and
@@ -67,9 +78,13 @@ extension RemoteObjectStorage {
         let body = S3DeleteObjects.requestBody(keys: keys)
         let target = "\(bucket)?delete (\(keys.count) keys)"
         let failAll = { (error: StorageError) in Dictionary(keys.map { ($0, error) }) { first, _ in first } }
+        guard let digest = try? OpenSSLCrypto().md5(body) else {
+            // An OpenSSL without MD5 (a FIPS-only provider) cannot make the required Content-MD5.
+            return deleteOneByOne(keys)
+        }
+        let md5 = Data(digest).base64EncodedString()
         let reply: RemoteObjectClient.Reply
         do {
-            let md5 = Data(try OpenSSLCrypto().md5(body)).base64EncodedString()
             let headers = [("Content-MD5", md5), ("Content-Type", "application/xml")]
             reply = try client.send(method: "POST", target: target, headers: headers, body: .bytes(body)) { time in
                 try signer.presignBucket(
