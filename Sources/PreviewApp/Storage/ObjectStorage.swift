@@ -21,7 +21,7 @@ protocol ObjectStorage: Sendable {
     /// deleted. Returns the keys that are not known to be gone, each with why; an empty result
     /// means every key is gone. Never throws: one key's failure does not hide the others'.
     /// (Keys equal as Swift strings, NFC and NFD spellings, share one entry: a failure of either
-    /// reads as a failure of both.)
+    /// reads as a failure of both. A `concurrency` below 1 counts as 1.)
     func delete(keys: [String], concurrency: Int) -> [String: StorageError]
 }
 
