@@ -65,6 +65,18 @@ public final class RedisConnection {
         return reply
     }
 
+    /// Waits for the next message pushed on this connection (after SUBSCRIBE), up to the
+    /// command timeout; a timeout breaks the connection, like any other.
+    public func receive() throws -> RedisValue {
+        let c = try connectedContext()
+        do {
+            return try Self.readReply(c, endpoint: endpoint)
+        } catch {
+            markBroken()
+            throw error
+        }
+    }
+
     /// Sends all commands in one write, then reads one reply per command, in order.
     /// Error replies come back inline as `.error`; only connection-level failures throw.
     public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
@@ -102,6 +114,41 @@ public final class RedisConnection {
             let reloaded = try load(script)
             return try command(["EVALSHA", reloaded, String(keys.count)] + keys + args)
         }
+    }
+
+    /// Sends `commands`, then runs `script`, all in one round trip; the commands are applied
+    /// before the script. Throws the first error reply of the commands or the script's.
+    public func eval(_ script: RedisScript, keys: [String], args: [String], after commands: [[String]]) throws
+        -> RedisValue
+    {
+        let call = { (sha: String) in ["EVALSHA", sha, String(keys.count)] + keys + args }
+        var replies = try pipeline(commands + [call(try scriptSHAs[script] ?? load(script))])
+        for case .error(let message) in replies.dropLast() { throw RedisError(kind: .server, message: message) }
+        if case .error(let message) = replies[replies.count - 1], message.hasPrefix("NOSCRIPT") {
+            replies = [try command(call(try load(script)))]
+        }
+        let reply = replies[replies.count - 1]
+        if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+        return reply
+    }
+
+    /// Runs `script` once per call, all in one pipeline of EVALSHA. Calls answered `NOSCRIPT`
+    /// (the server lost its scripts) did not run: the script is loaded and those calls are sent
+    /// again. Other error replies come back inline, as in `pipeline(_:)`.
+    public func evalPipeline(_ script: RedisScript, calls: [(keys: [String], args: [String])]) throws -> [RedisValue] {
+        guard !calls.isEmpty else { return [] }
+        func send(_ sha: String, _ indices: [Int]) throws -> [RedisValue] {
+            try pipeline(
+                indices.map { ["EVALSHA", sha, String(calls[$0].keys.count)] + calls[$0].keys + calls[$0].args })
+        }
+        var replies = try send(try scriptSHAs[script] ?? load(script), Array(calls.indices))
+        let lost = replies.indices.filter { index in
+            if case .error(let message) = replies[index] { return message.hasPrefix("NOSCRIPT") }
+            return false
+        }
+        guard !lost.isEmpty else { return replies }
+        for (index, reply) in zip(lost, try send(try load(script), lost)) { replies[index] = reply }
+        return replies
     }
 
     private func load(_ script: RedisScript) throws -> String {

@@ -35,6 +35,11 @@ public final class RedisServerProcess: Sendable {
     /// Longest unix socket path: `sun_path` is 108 bytes including the terminating NUL.
     public static let maxSocketPathLength = 107
 
+    /// The unix socket of the server started in `directory`.
+    public static func socketPath(directory: String) -> String {
+        absolute(directory, cwd: FileManager.default.currentDirectoryPath) + "/redis.sock"
+    }
+
     /// Starts redis-server and waits (up to ~10 s) until it answers PING.
     ///
     /// Throws `RedisServerError` naming the executable when it is missing, when the socket path would be too long,
@@ -44,7 +49,7 @@ public final class RedisServerProcess: Sendable {
     ) throws -> RedisServerProcess {
         let fileManager = FileManager.default
         let directory = absolute(directory, cwd: fileManager.currentDirectoryPath)
-        let socketPath = directory + "/redis.sock"
+        let socketPath = Self.socketPath(directory: directory)
         guard socketPath.utf8.count <= maxSocketPathLength else {
             throw RedisServerError(
                 message: "redis unix socket path '\(socketPath)' is \(socketPath.utf8.count) bytes; the limit is "

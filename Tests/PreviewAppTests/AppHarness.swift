@@ -20,8 +20,10 @@ final class AppHarness {
     let sweeper: Sweeper
     let secret = "test-token-secret"
 
-    init(policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn) throws
-    {
+    init(
+        policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
+        failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings()
+    ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
         let crypto = OpenSSLCrypto()
@@ -29,7 +31,7 @@ final class AppHarness {
             root: directory + "/objects", publicBaseURL: publicBaseURL, secret: "storage-secret", grid: ExpiryGrid(),
             crypto: crypto)
         try local.setBaseURL("http://127.0.0.1:9")
-        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"))
+        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"), failpoints: failpoints)
         let clock = self.clock
         context = AppContext(
             store: store, storage: local, localStore: local, policy: policy, fastStart: fastStart,
@@ -38,10 +40,10 @@ final class AppHarness {
             feedCache: AppContext.feedCache(
                 store: store, storage: local, crypto: crypto, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
             crypto: crypto,
-            urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
+            graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
         router = Router(context: context)
-        sweeper = Sweeper(store: store, storage: local, urlLifetime: ExpiryGrid().lifetime, recheckAfter: 60)
+        sweeper = Sweeper(store: store, storage: local, settings: sweep)
     }
 
     deinit {
@@ -50,6 +52,13 @@ final class AppHarness {
     }
 
     var now: Int64 { clock.milliseconds / 1000 }
+
+    /// One sweeper run at the test clock's time.
+    @discardableResult
+    func sweep() throws -> Sweeper.Report {
+        let clock = self.clock
+        return try sweeper.drain(maxSeconds: 60) { clock.milliseconds / 1000 }
+    }
 
     func advance(seconds: Int64) {
         clock.advance(milliseconds: seconds * 1000)

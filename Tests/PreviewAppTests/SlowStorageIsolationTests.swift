@@ -98,7 +98,7 @@ import Testing
             feedCache: AppContext.feedCache(
                 store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: 1000, grid: ExpiryGrid()),
             crypto: crypto,
-            urlLifetime: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: nil,
+            graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: nil,
             nowMilliseconds: { WallClock.nowMilliseconds() })
     }
 

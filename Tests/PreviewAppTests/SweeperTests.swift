@@ -13,12 +13,12 @@ import Testing
 
         app.advance(seconds: 601)
         #expect(try app.feed().isEmpty, "an expired preview is not served even before the sweep")
-        let report = try app.sweeper.sweepOnce(now: app.now)
+        let report = try app.sweep()
         #expect(report.previewsRemoved == 1)
         #expect(try app.objectExists(item.movieUrl), "viewers may still play it during the grace period")
 
         app.advance(seconds: 3601)
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
         #expect(try !app.objectExists(item.movieUrl))
         #expect(try !app.objectExists(item.thumbnailUrl))
     }
@@ -33,13 +33,13 @@ import Testing
         // Sweep repeatedly across the grace period while the second preview stays live.
         for _ in 0..<8 {
             app.advance(seconds: 59)
-            _ = try app.sweeper.sweepOnce(now: app.now)
+            try app.sweep()
             #expect(try app.objectExists(second.movieUrl) && app.objectExists(second.thumbnailUrl))
         }
         #expect(try app.objectExists(first.movieUrl), "still inside the grace period")
         app.advance(seconds: 3600)
-        _ = try app.sweeper.sweepOnce(now: app.now)
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
+        try app.sweep()
         #expect(try !app.objectExists(first.movieUrl) && !app.objectExists(first.thumbnailUrl))
     }
 
@@ -48,19 +48,19 @@ import Testing
         let streamer = app.token("s", .streamer, streams: [5])
         let issued = try app.upload(stream: 5, token: streamer, movie: TestClips.mp4, thumbnail: TestClips.jpeg)
         app.advance(seconds: 900)  // URLs expired, the commit window still open
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
         #expect(try app.objectExists(issued.movieBodyUrl))
         let commit = app.send(
             "POST", "/api/preview/commit", token: streamer, json: #"{"streamId":"5","uploadId":"\#(issued.uploadId)"}"#)
         #expect(commit.status == 200, "a late commit within the window works: \(commit.text)")
         app.advance(seconds: 400)
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
         #expect(try app.objectExists(issued.movieBodyUrl), "committed objects are live, never collected")
 
         // A second upload that is never committed goes once its window has passed.
         let abandoned = try app.upload(stream: 5, token: streamer, movie: TestClips.mp4, thumbnail: TestClips.jpeg)
         app.advance(seconds: 1201)
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
         #expect(try !app.objectExists(abandoned.movieBodyUrl) && !app.objectExists(abandoned.movieThumbnailBodyUrl))
     }
 
@@ -72,7 +72,8 @@ import Testing
         #expect(candidates == [3])
         // A fresh commit lands between the sweeper's index read and its removal.
         let fresh = try app.publish(stream: 3)
-        let removed = try app.context.store.retire(streamId: 3, retireUntil: app.now + 3600, onlyIfExpiredAt: app.now)
+        let removed = try app.context.store.retire(
+            streamId: 3, retireUntil: app.now + 3600, keepAfterEnd: 3600, now: app.now, onlyIfExpiredAt: app.now)
         #expect(removed == nil)
         #expect(try app.feed().map(\.previewVersion) == [fresh.previewVersion])
     }
@@ -87,7 +88,7 @@ import Testing
         #expect(app.send("DELETE", "/api/preview/9", token: app.token("root", .admin)).status == 204)
         #expect(try app.objectExists(item.movieUrl))
         app.advance(seconds: 3601)
-        _ = try app.sweeper.sweepOnce(now: app.now)
+        try app.sweep()
         #expect(try !app.objectExists(item.movieUrl))
     }
 }

@@ -4,12 +4,17 @@ import Testing
 @Suite struct RedisKeysTests {
     @Test func perStreamKeysShareOneHashTag() {
         let keys = RedisKeys(prefix: "sp")
-        for key in [keys.preview(42), keys.version(42), keys.likers(42), keys.upload(42, "u"), keys.retired(42)] {
+        for key in [
+            keys.preview(42), keys.version(42), keys.likers(42), keys.upload(42, "u"), keys.garbage(42),
+            keys.deleting(42), keys.deleteAttempts(42), keys.pendingUploads(42),
+        ] {
             #expect(hashTag(key) == "s:42", "\(key)")
         }
         #expect(hashTag(keys.seen("alice")) == hashTag(keys.liked("alice")))
         #expect(hashTag(keys.live) == "feed")
-        #expect(hashTag(keys.garbage) == "gc")
+        for key in [keys.sweepQueue, keys.sweepTouched, keys.sweepLease, keys.sweepFence, keys.legacyGarbage] {
+            #expect(hashTag(key) == "gc", "\(key)")
+        }
     }
 
     @Test func subjectsCannotBreakOutOfTheirHashTag() {

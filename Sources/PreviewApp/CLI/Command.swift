@@ -3,6 +3,7 @@ import PreviewCore
 /// A parsed command line.
 public enum Command: Sendable, Equatable {
     case serve(ServeOptions)
+    case sweep(SweepOptions)
     case token(TokenOptions)
     case upload(UploadOptions)
     case presign(PresignOptions)
@@ -20,6 +21,10 @@ public enum Command: Sendable, Equatable {
                 let options = try OptionParser.parse(rest, environment: environment, specs: ServeOptions.specs)
                 if options.helpRequested { return .success(.help(ServeOptions.help)) }
                 return .success(.serve(try ServeOptions.parse(options, environment: environment)))
+            case "sweep":
+                let options = try OptionParser.parse(rest, environment: environment, specs: SweepOptions.specs)
+                if options.helpRequested { return .success(.help(SweepOptions.help)) }
+                return .success(.sweep(try SweepOptions.parse(options, environment: environment)))
             case "token":
                 let options = try OptionParser.parse(rest, environment: environment, specs: TokenOptions.specs)
                 if options.helpRequested { return .success(.help(TokenOptions.help)) }
@@ -50,6 +55,7 @@ public enum Command: Sendable, Equatable {
 
         Commands:
           serve     run the HTTP API (with its own Redis and object store unless configured)
+          sweep     one run of the sweeper: expire stale previews, delete what is due, exit
           token     print a bearer token signed with the server's secret
           upload    upload a clip and thumbnail to a running server and commit them
           presign   print a presigned object URL (s3, gcs or local), like 'aws s3 presign'

@@ -16,7 +16,7 @@ enum ServeCommand {
         let crypto = OpenSSLCrypto()
         // Secrets first: a missing or weak one stops us before anything is started.
         let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
-        let storageSecret = options.storage.backend == .local ? try data.secret(named: "storage-secret") : []
+        let storageSecret = try localStoreSecret(options.storage, data: data)
 
         let embeddedRedis: RedisServerProcess?
         let endpoint: RedisEndpoint
@@ -41,19 +41,12 @@ enum ServeCommand {
         // Every HTTP thread and worker may hold a Redis connection at once.
         let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + options.workerThreads + 2)
         let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
-        let storage: any ObjectStorage
-        let localStore: LocalObjectStore?
-        switch options.storage.backend {
-        case .local:
-            let local = try LocalObjectStore(
-                root: data.objectsDirectory, publicBaseURL: options.publicBaseURL,
-                secret: String(decoding: storageSecret, as: UTF8.self), grid: options.urlGrid, crypto: crypto)
-            storage = local
-            localStore = local
-        case .s3, .gcs:
-            storage = try remoteStorage(options, crypto: crypto)
-            localStore = nil  // objects are in the bucket: /objects/... is not served
-        }
+        let (storage, localStore) = try objectStorage(
+            options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
+            grid: options.urlGrid,
+            crypto: crypto,
+            // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
+            clients: options.workerThreads + 2)
         let context = AppContext(
             store: store, storage: storage, localStore: localStore, policy: options.policy,
             fastStart: options.fastStart,
@@ -63,8 +56,13 @@ enum ServeCommand {
                 store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: options.feedCacheMilliseconds,
                 grid: options.urlGrid
             ),
-            crypto: crypto, urlLifetime: options.urlGrid.lifetime, seenTTL: options.seenTTL,
+            crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
+
+        let changes = FeedChangeListener(
+            store: store, endpoint: endpoint, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+        changes.start()
+        defer { changes.stop() }
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
@@ -74,6 +72,7 @@ enum ServeCommand {
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
+        configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
         let server = HTTPServer(configuration: configuration, responder: Router(context: context))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
@@ -81,11 +80,11 @@ enum ServeCommand {
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
 
+        var sweep = SweepSettings()
+        sweep.graceSeconds = options.graceSeconds
+        sweep.keepAfterEndSeconds = options.seenTTL
         let sweeper = SweeperLoop(
-            sweeper: Sweeper(
-                store: store, storage: storage, urlLifetime: options.urlGrid.lifetime,
-                recheckAfter: max(60, options.policy.previewTTL)),
-            interval: options.sweepInterval)
+            sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval)
         sweeper.start()
         defer { sweeper.stop() }
 
@@ -106,6 +105,16 @@ enum ServeCommand {
             ])
         let reason = signals.wait(whileAlive: embeddedRedis)
         Log.info("stopping", ["reason": reason.description])
+        if case .signal = reason {
+            // Readiness turns 503 at once; the listener closes after the delay, then the
+            // deferred stops run: the sweeper finishes its batch, in-flight requests get
+            // --shutdown-timeout, then Redis stops.
+            context.lifecycle.startDraining()
+            Log.info(
+                "draining",
+                ["delay_seconds": String(options.drainDelay), "shutdown_timeout": String(options.shutdownTimeout)])
+            _ = signals.wait(seconds: options.drainDelay, whileAlive: embeddedRedis)
+        }
         // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
         return reason == .redisExited ? .unavailable : .ok
     }
@@ -126,19 +135,46 @@ enum ServeCommand {
         }
     }
 
-    /// The S3 or GCS bucket of `--storage s3|gcs`, signed by the backend's signer.
-    static func remoteStorage(_ options: ServeOptions, crypto: OpenSSLCrypto) throws -> RemoteObjectStorage {
-        guard let bucket = options.storage.bucket else {
-            throw AppError("--bucket is required with --storage \(options.storage.backend.rawValue)", exitCode: .usage)
+    /// The local store's URL secret (from the data dir); empty for a bucket.
+    static func localStoreSecret(_ options: StorageOptions, data: DataDirectory) throws -> [UInt8] {
+        options.backend == .local ? try data.secret(named: "storage-secret") : []
+    }
+
+    /// The configured object store: the local one under the data dir (also returned on its
+    /// own, since this process serves its objects), or an S3/GCS bucket.
+    static func objectStorage(
+        _ options: StorageOptions, data: DataDirectory, secret: [UInt8], publicBaseURL: String?, grid: ExpiryGrid,
+        crypto: OpenSSLCrypto, clients: Int
+    ) throws -> (any ObjectStorage, LocalObjectStore?) {
+        switch options.backend {
+        case .local:
+            let local = try LocalObjectStore(
+                root: data.objectsDirectory, publicBaseURL: publicBaseURL,
+                secret: String(decoding: secret, as: UTF8.self), grid: grid, crypto: crypto)
+            return (local, local)
+        case .s3, .gcs:
+            // Objects are in the bucket: /objects/... is not served.
+            return (
+                try remoteStorage(options, publicBaseURL: publicBaseURL, grid: grid, crypto: crypto, clients: clients),
+                nil
+            )
         }
-        let signer = try SignerFactory.make(options.storage, crypto: crypto)
+    }
+
+    /// The S3 or GCS bucket of `--storage s3|gcs`, signed by the backend's signer.
+    static func remoteStorage(
+        _ options: StorageOptions, publicBaseURL: String?, grid: ExpiryGrid, crypto: OpenSSLCrypto, clients: Int
+    ) throws -> RemoteObjectStorage {
+        guard let bucket = options.bucket else {
+            throw AppError("--bucket is required with --storage \(options.backend.rawValue)", exitCode: .usage)
+        }
+        let signer = try SignerFactory.make(options, crypto: crypto)
         var configuration = RemoteObjectClient.Configuration()
-        // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
-        configuration.maxIdleClients = options.workerThreads + 2
+        configuration.maxIdleClients = clients
         return RemoteObjectStorage(
-            backend: options.storage.backend,
+            backend: options.backend,
             client: RemoteObjectClient(signer: signer, bucket: bucket, configuration: configuration),
-            publicBaseURL: options.publicBaseURL, grid: options.urlGrid)
+            publicBaseURL: publicBaseURL, grid: grid)
     }
 
     /// The host clients should use: a wildcard address is reached via loopback.

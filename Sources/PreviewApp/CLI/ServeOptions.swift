@@ -28,6 +28,12 @@ public struct ServeOptions: Sendable, Equatable {
     /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
     public var idleTimeout: Int64 = 30
     public var sweepInterval: Int64 = 30
+    /// Seconds between SIGTERM (readiness turns 503) and closing the listener.
+    public var drainDelay: Int64 = 0
+    /// Seconds in-flight requests get to finish once the listener is closed.
+    public var shutdownTimeout: Int64 = 25
+    /// How long replaced and ended objects stay fetchable before they are deleted.
+    public var graceSeconds: Int64 = ExpiryGrid().lifetime
     public var keyPrefix = "sp"
     public var seenTTL: Int64 = 7 * 86400
     public var feedCacheMilliseconds: Int64 = 1000
@@ -66,6 +72,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "preview-ttl", environment: "STREAMPREVIEW_PREVIEW_TTL",
                 help: "seconds a committed preview stays in the feed (default 600)"),
+        ] + ServeOptions.lifetimeSpecs + [
             OptionSpec(
                 flag: "max-movie-bytes", environment: "STREAMPREVIEW_MAX_MOVIE_BYTES",
                 help: "clip size limit (default 10485760)"),
@@ -103,11 +110,43 @@ public struct ServeOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL",
-                help: "seconds between sweeps; 0 turns the sweeper off (default 30)"),
+                help:
+                    "seconds between the sweeper's runs in this process (each drains what is due; one sweeper acts at a time); 0 turns it off (default 30)"
+            ),
             OptionSpec(
-                flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX",
-                help: "prefix of every Redis key (default sp)"),
+                flag: "feed-max-age-ms", environment: "STREAMPREVIEW_FEED_MAX_AGE_MS",
+                help:
+                    "milliseconds the shared feed snapshot is answered from before the live list is read again; changes made here or announced by other replicas apply at once (default 1000)"
+            ),
+            OptionSpec(
+                flag: "drain-delay", environment: "STREAMPREVIEW_DRAIN_DELAY",
+                help:
+                    "seconds between SIGTERM, which turns /readyz 503, and closing the listener, so a load balancer stops sending first; a second signal skips it (default 0)"
+            ),
+            OptionSpec(
+                flag: "shutdown-timeout", environment: "STREAMPREVIEW_SHUTDOWN_TIMEOUT",
+                help:
+                    "seconds requests in progress get to finish once the listener is closed; then every connection is closed and serve exits 0 (default 25)"
+            ),
+            keyPrefixSpec,
         ] + StorageOptions.specs
+
+    /// Lifetimes the sweeper works with; shared with `sweep`.
+    static let lifetimeSpecs = [
+        OptionSpec(
+            flag: "commit-window", environment: "STREAMPREVIEW_COMMIT_WINDOW",
+            help:
+                "seconds after the upload URLs expire during which a commit is still accepted; an upload not committed by then is collected (default 300)"
+        ),
+        OptionSpec(
+            flag: "grace", environment: "STREAMPREVIEW_GRACE",
+            help:
+                "seconds replaced and ended objects stay fetchable before they are deleted (default 3600, the signed GET URL lifetime)"
+        ),
+    ]
+
+    static let keyPrefixSpec = OptionSpec(
+        flag: "key-prefix", environment: "STREAMPREVIEW_KEY_PREFIX", help: "prefix of every Redis key (default sp)")
 
     static func parse(_ options: ParsedOptions, environment: [String: String] = [:]) throws(UsageError) -> ServeOptions
     {
@@ -149,13 +188,30 @@ public struct ServeOptions: Sendable, Equatable {
         serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)
         serve.idleTimeout = try options.int64("idle-timeout", default: serve.idleTimeout, range: 1...86400)
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
-        if let prefix = options.string("key-prefix") {
-            guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {
-                throw UsageError("--key-prefix must be non-empty and must not contain { or }")
-            }
-            serve.keyPrefix = prefix
-        }
+        serve.feedCacheMilliseconds = try options.int64(
+            "feed-max-age-ms", default: serve.feedCacheMilliseconds, range: 1...3_600_000)
+        serve.drainDelay = try options.int64("drain-delay", default: serve.drainDelay, range: 0...3600)
+        serve.shutdownTimeout = try options.int64("shutdown-timeout", default: serve.shutdownTimeout, range: 0...3600)
+        serve.policy.commitWindow = try commitWindow(options)
+        serve.graceSeconds = try grace(options)
+        serve.keyPrefix = try keyPrefix(options)
         return serve
+    }
+
+    static func commitWindow(_ options: ParsedOptions) throws(UsageError) -> Int64 {
+        try options.int64("commit-window", default: UploadPolicy().commitWindow, range: 0...604_800)
+    }
+
+    static func grace(_ options: ParsedOptions) throws(UsageError) -> Int64 {
+        try options.int64("grace", default: ExpiryGrid().lifetime, range: 0...31_536_000)
+    }
+
+    static func keyPrefix(_ options: ParsedOptions) throws(UsageError) -> String {
+        guard let prefix = options.string("key-prefix") else { return "sp" }
+        guard !prefix.isEmpty, !prefix.contains("{"), !prefix.contains("}") else {
+            throw UsageError("--key-prefix must be non-empty and must not contain { or }")
+        }
+        return prefix
     }
 
     /// A base URL without a trailing slash; only http and https.

@@ -16,6 +16,7 @@ public enum StreamPreviewCLI {
                     print(text)
                     return .ok
                 case .serve(let options): return try ServeCommand.run(options)
+                case .sweep(let options): return try SweepCommand.run(options)
                 case .token(let options): return try TokenCommand.run(options)
                 case .upload(let options): return try UploadCommand.run(options)
                 case .presign(let options): return try PresignCommand.run(options)

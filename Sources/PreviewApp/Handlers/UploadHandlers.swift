@@ -79,7 +79,7 @@ struct UploadHandlers: Sendable {
             thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
             expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
             height: clip.height, fastStart: clip.fastStart)
-        let outcome = try context.store.publish(record, retireUntil: now + context.urlLifetime, now: now)
+        let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
             context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())
         }
@@ -167,7 +167,9 @@ struct UploadHandlers: Sendable {
         let now = context.now
         let caller = try context.authenticator.caller(request, now: now)
         try Authenticator.requireOwner(caller, of: streamId)
-        if let version = try context.store.retire(streamId: streamId, retireUntil: now + context.urlLifetime) {
+        if let version = try context.store.retire(
+            streamId: streamId, retireUntil: now + context.graceSeconds, keepAfterEnd: context.seenTTL, now: now)
+        {
             context.feedCache.removed(streamId: streamId, version: version)
         }
         return WireIO.noContent()

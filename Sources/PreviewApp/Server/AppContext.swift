@@ -14,11 +14,15 @@ struct AppContext: Sendable {
     let authenticator: Authenticator
     let feedCache: FeedSnapshotCache
     let crypto: OpenSSLCrypto
-    /// How long a GET URL handed out works: replaced objects are kept this long.
-    let urlLifetime: Int64
+    /// How long replaced and ended objects stay fetchable (`--grace`).
+    let graceSeconds: Int64
     let seenTTL: Int64
     let publicBaseURL: String?
     let nowMilliseconds: @Sendable () -> Int64
+    /// Set on SIGTERM: readiness turns 503 while requests are still answered.
+    var lifecycle = ServerLifecycle()
+    /// The object store's last readiness check (remote stores only).
+    var storageReadiness = StorageReadiness()
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

@@ -1,55 +1,168 @@
 import PreviewCore
 import PreviewRedis
 
-/// Removes expired previews and deletes objects nobody can use any more. Every step is
-/// safe to run from several processes at once: previews are removed by compare-and-delete
-/// in a script, and an object is deleted only after its stream's script says it is free.
+/// Removes expired previews and deletes objects nobody can use any more, draining everything
+/// due in batches. One sweeper acts at a time (a lease in Redis with a fencing token checked
+/// by every queue change); a sweeper that loses its lease stops. Deciding what is garbage is
+/// atomic per stream and final (object keys are never reused and a condemned upload can no
+/// longer be committed), so a delete repeated after a crash is harmless.
 struct Sweeper: Sendable {
     let store: PreviewStore
     let storage: any ObjectStorage
-    /// Replaced objects are kept this long (viewers may still be playing their URLs).
-    let urlLifetime: Int64
-    /// How often a kept object is looked at again, at most.
-    let recheckAfter: Int64
-    let batchSize = 100
+    let settings: SweepSettings
 
-    struct Report: Sendable, Equatable, CustomStringConvertible {
+    /// What a run did, and why it stopped.
+    struct Report: Sendable, Equatable {
         var previewsRemoved = 0
         var objectsDeleted = 0
+        /// Due keys found in use by the live preview (left alone).
         var objectsKept = 0
+        /// Deletes that failed this run; their keys stay queued with backoff.
         var failures = 0
+        var seconds = 0.0
+        var stop = Stop.drained
 
-        var description: String {
-            "previews_removed=\(previewsRemoved) objects_deleted=\(objectsDeleted) objects_kept=\(objectsKept) failures=\(failures)"
+        enum Stop: String, Sendable {
+            /// Nothing more is due.
+            case drained
+            /// Another sweeper holds the lease; this one did nothing.
+            case leaseHeld = "lease_held"
+            /// The lease expired or was taken while this one worked; it stopped acting.
+            case leaseLost = "lease_lost"
+            /// `maxSeconds` ran out with work left.
+            case timeUp = "time_up"
+            /// Every delete of a batch found the store unreachable.
+            case storeUnreachable = "store_unreachable"
+            /// The process is shutting down.
+            case stopped
         }
+
+        /// `swept previews=N objects=M kept=K failed=F seconds=S`.
+        var summary: String {
+            let tenths = Int((seconds * 10).rounded())
+            return "swept previews=\(previewsRemoved) objects=\(objectsDeleted) kept=\(objectsKept) "
+                + "failed=\(failures) seconds=\(tenths / 10).\(tenths % 10)"
+        }
+
+        var didWork: Bool { previewsRemoved + objectsDeleted + objectsKept + failures > 0 }
     }
 
-    func sweepOnce(now: Int64) throws -> Report {
+    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass or `shouldStop()`
+    /// says so (checked between batches). Throws `RedisError` when Redis fails; what was done
+    /// stays done.
+    func drain(maxSeconds: Double, now: () -> Int64, shouldStop: () -> Bool = { false }) throws -> Report {
+        let started = ContinuousClock.now
         var report = Report()
-        for streamId in try store.expiredStreams(now: now, limit: batchSize) {
-            if try store.retire(streamId: streamId, retireUntil: now + urlLifetime, onlyIfExpiredAt: now) != nil {
-                report.previewsRemoved += 1
-            }
+        guard let token = try store.acquireSweepLease(milliseconds: settings.leaseMilliseconds) else {
+            report.stop = .leaseHeld
+            report.seconds = Self.seconds(since: started)
+            return report
         }
-        for key in try store.dueObjects(now: now, limit: batchSize) {
-            switch try store.collectDecision(objectKey: key, now: now, recheckAfter: recheckAfter) {
-            case .keep(let until):
-                try store.scheduleObject(key, at: until)
-                report.objectsKept += 1
-            case .delete:
-                do {
-                    try storage.delete(key: key)
-                    try store.forgetObject(key)
-                    report.objectsDeleted += 1
-                } catch let error as RedisError {
-                    throw error
-                } catch {
-                    Log.warn("object_delete_failed", ["key": key, "error": "\(error)"])
-                    try store.scheduleObject(key, at: now + recheckAfter)
-                    report.failures += 1
-                }
-            }
+        defer {
+            // Ignored failure: an unreleased lease only expires after leaseMilliseconds.
+            try? store.releaseSweepLease(token: token)
         }
+        while true {
+            guard Self.seconds(since: started) < maxSeconds else {
+                report.stop = .timeUp
+                break
+            }
+            guard !shouldStop() else {
+                report.stop = .stopped
+                break
+            }
+            guard try store.renewSweepLease(token: token, milliseconds: settings.leaseMilliseconds) else {
+                report.stop = .leaseLost
+                break
+            }
+            guard let stop = try batch(token: token, now: now(), report: &report) else { continue }
+            report.stop = stop
+            break
+        }
+        report.seconds = Self.seconds(since: started)
         return report
+    }
+
+    /// One batch: upgrade entries, expired previews, then due garbage. Returns why to stop, or
+    /// nil to go on.
+    private func batch(token: Int64, now: Int64, report: inout Report) throws -> Report.Stop? {
+        var progressed = try store.migrateLegacyGarbage(now: now, limit: settings.batchStreams) > 0
+        let expired = try store.expiredStreams(now: now, limit: settings.batchStreams)
+        report.previewsRemoved += try store.retireExpired(
+            streamIds: expired, now: now, retireUntil: now + settings.graceSeconds,
+            keepAfterEnd: settings.keepAfterEndSeconds)
+        progressed = progressed || !expired.isEmpty
+
+        let claimUntil = now + settings.claimSeconds
+        guard
+            let streams = try store.claimDueStreams(
+                token: token, now: now, limit: settings.batchStreams, claimUntil: claimUntil)
+        else { return .leaseLost }
+        guard !streams.isEmpty else { return progressed ? nil : .drained }
+
+        let collected = try store.collectGarbage(
+            streamIds: streams, now: now, limit: settings.keysPerStream, claimUntil: claimUntil,
+            retireUntil: now + settings.graceSeconds, keepAfterEnd: settings.keepAfterEndSeconds)
+        report.previewsRemoved += collected.filter { $0.retiredVersion != nil }.count
+        let keys = collected.flatMap(\.keys)
+        let failed = storage.delete(keys: keys, concurrency: settings.concurrency)
+        var outcomes: [PreviewStore.DeleteOutcome] = []
+        for (id, found) in zip(streams, collected) {
+            report.objectsKept += found.kept
+            outcomes.append(
+                PreviewStore.DeleteOutcome(
+                    streamId: id, deleted: found.keys.filter { failed[$0] == nil },
+                    failed: found.keys.filter { failed[$0] != nil }))
+        }
+        report.objectsDeleted += keys.count - failed.count
+        report.failures += failed.count
+        if let example = failed.first {
+            Log.warn(
+                "sweep_delete_failed",
+                ["count": String(failed.count), "key": example.key, "error": example.value.description])
+        }
+        let next = try store.acknowledgeDeletes(
+            outcomes, now: now, backoffSeconds: settings.backoffSeconds, maxBackoffSeconds: settings.maxBackoffSeconds)
+        guard
+            try store.settleSweep(
+                token: token, now: now, settleSeconds: settings.settleSeconds, claimUntil: claimUntil,
+                next: Array(zip(streams, next)))
+        else { return .leaseLost }
+        if !keys.isEmpty, failed.count == keys.count, failed.values.allSatisfy(\.unreachable) {
+            return .storeUnreachable
+        }
+        return nil
+    }
+
+    /// What a run would do now, changing nothing: one line per stream it would expire and per
+    /// object it would delete, handed to `line`. Counts go into the report.
+    func dryRun(now: Int64, line: (String) -> Void) throws -> Report {
+        let started = ContinuousClock.now
+        var report = Report()
+        var offset = 0
+        while true {
+            let expired = try store.expiredStreams(now: now, offset: offset, limit: settings.batchStreams)
+            if expired.isEmpty { break }
+            for id in expired { line("would expire stream \(id)") }
+            report.previewsRemoved += expired.count
+            offset += expired.count
+        }
+        offset = 0
+        while true {
+            let streams = try store.dueStreams(now: now, offset: offset, limit: settings.batchStreams)
+            if streams.isEmpty { break }
+            for key in try store.peekGarbage(streamIds: streams, now: now, limit: settings.keysPerStream) {
+                line("would delete \(key)")
+                report.objectsDeleted += 1
+            }
+            offset += streams.count
+        }
+        report.seconds = Self.seconds(since: started)
+        return report
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }

@@ -1,19 +1,33 @@
 /// The Redis key schema, in one place.
 ///
 /// Cluster safety: every key of one stream shares the hash tag `{s:<id>}` and every key of
-/// one viewer the tag `{v:<sub>}`, so each Lua script touches a single slot. Two indexes are
-/// global and live in their own slots:
+/// one viewer the tag `{v:<sub>}`, so each Lua script touches a single slot. The global keys
+/// live in two slots of their own:
 /// - `{feed}:live`, a sorted set of live stream IDs scored by preview expiry. It is written
 ///   *after* the stream's preview hash and trimmed with a re-check (remove, then re-add if
 ///   the hash still exists), so a racing commit is never dropped from the index; readers
-///   treat the preview hash as the truth and skip index entries without one.
-/// - `{gc}:objects`, a sorted set of every object key ever handed out, scored by when to
-///   look at it next. An object is deleted only after a per-stream script finds it neither
-///   referenced by the live preview, nor held by a pending upload, nor inside its grace
-///   period, so no actor can delete an object in use, and none is leaked.
+///   treat the preview hash as the truth and skip index entries without one. Read by every
+///   feed reload (at most once a second per process), so it is the hottest global key.
+/// - `{gc}:…`, the sweeper's: the queue of streams that have (or may soon have) garbage, the
+///   times they were last added, and the lease. Written once per upload issued, commit and end
+///   of stream, and by the one sweeper holding the lease.
+///
+/// Garbage collection: each stream keeps its own garbage (`garbage`, then `deleting`); the
+/// global queue only names streams. Whoever creates garbage for a stream adds the stream to
+/// the queue *before* the stream's script runs (write-ahead), so a crash between the two
+/// steps leaves a queue entry with nothing behind it (harmless), never garbage without one.
+/// The sweeper removes a stream from the queue only when both sets are empty and nobody added
+/// it for `SweepTiming.settleSeconds`.
+///
 /// Viewer likes are kept twice: `{s:<id>}:likers` (the count) and `{v:<sub>}:liked` (the
 /// flag in the viewer's feed). They are written one after the other, both idempotently,
 /// so a retried like converges.
+///
+/// Owners: nothing is kept forever. Preview hashes are removed by end of stream or expiry;
+/// upload records and pending sets have TTLs; garbage sets are emptied by the sweeper; a
+/// stream's version counter and likers expire `keepAfterEnd` seconds after its last preview
+/// is removed (a new preview makes them persistent again); a viewer's seen hash and liked set
+/// expire after the viewer's inactivity and are trimmed to live streams as they grow.
 public struct RedisKeys: Sendable, Equatable {
     public let prefix: String
 
@@ -24,16 +38,26 @@ public struct RedisKeys: Sendable, Equatable {
     // Per stream: hash tag {s:<id>}.
     /// Hash: the live preview of a stream (fields in `PreviewRecord`).
     public func preview(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:preview" }
-    /// String counter: last preview version; never deleted, so versions only grow.
+    /// String counter: last preview version. Persistent while the stream has a live preview, so
+    /// versions only grow while any viewer can hold one in a seen hash; expires `keepAfterEnd`
+    /// after the stream's last preview is removed.
     public func version(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:version" }
-    /// Set: subjects who like the stream.
+    /// Set: subjects who like the stream; expires with the version counter.
     public func likers(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:likers" }
     /// Hash with a TTL: an issued, not yet expired upload (fields in `PendingUpload`).
     public func upload(_ streamId: Int64, _ uploadId: String) -> String {
         "\(prefix):{s:\(streamId)}:upload:\(uploadId)"
     }
-    /// Sorted set: replaced object keys, scored by the time they may be deleted.
-    public func retired(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:retired" }
+    /// Sorted set: object keys that are or may become garbage, scored by the time they may be
+    /// deleted: a replaced or ended preview's at the end of its grace, an issued upload's at
+    /// its commit deadline + 1 (committing takes them out). Named `retired` since it first held
+    /// only replaced objects; sets written by earlier versions are read the same way.
+    public func garbage(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:retired" }
+    /// Sorted set: condemned object keys (the sweeper decided; a commit can no longer publish
+    /// them), scored by when to try to delete them (again). Removed once gone from the store.
+    public func deleting(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:deleting" }
+    /// Hash: object key → failed delete attempts, for the backoff; cleared on success.
+    public func deleteAttempts(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:delete-attempts" }
     /// Sorted set with a TTL: the stream's pending upload IDs, scored by their commit deadline.
     /// Bounds how many uploads a stream may have issued and not committed: members past their
     /// deadline stop counting and are trimmed when the next upload is recorded; committing
@@ -46,9 +70,22 @@ public struct RedisKeys: Sendable, Equatable {
     /// Set: stream IDs this viewer likes.
     public func liked(_ subject: String) -> String { "\(prefix):{v:\(Self.tagSafe(subject))}:liked" }
 
-    // Global indexes, each in its own slot.
+    // Global keys, in two slots.
     public var live: String { "\(prefix):{feed}:live" }
-    public var garbage: String { "\(prefix):{gc}:objects" }
+    /// Pub/sub channel: changes to the live list made by one process (likes, publishes, ends),
+    /// so the others patch their feed snapshots at once (`FeedChange`).
+    public var feedChanges: String { "\(prefix):{feed}:changes" }
+    /// Sorted set: stream IDs whose garbage sets need a look, scored by when.
+    public var sweepQueue: String { "\(prefix):{gc}:streams" }
+    /// Sorted set: stream IDs of `sweepQueue`, scored by when they were last added.
+    public var sweepTouched: String { "\(prefix):{gc}:touched" }
+    /// String with a TTL: the fencing token of the sweeper that holds the lease.
+    public var sweepLease: String { "\(prefix):{gc}:lease" }
+    /// String counter: the last fencing token handed out (one key, only grows).
+    public var sweepFence: String { "\(prefix):{gc}:fence" }
+    /// Sorted set of object keys written by versions before the per-stream queue; the sweeper
+    /// moves its entries into their streams' garbage sets and it disappears when empty.
+    public var legacyGarbage: String { "\(prefix):{gc}:objects" }
 
     /// Percent-encodes the bytes that would end a hash tag early or break the key's shape,
     /// so two subjects can never share a key.

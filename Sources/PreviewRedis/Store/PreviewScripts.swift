@@ -2,12 +2,14 @@
 /// touches only keys of one stream (hash tag `{s:<id>}`), so it is Redis Cluster safe;
 /// see `RedisKeys` for the layout and for how the global indexes stay consistent.
 enum PreviewScripts {
-    /// Records an issued upload unless its stream already has `max` pending ones.
-    /// KEYS: upload, pending. ARGV: uploadId, now, commitDeadline, record TTL seconds, max, then
-    /// field/value pairs of the upload hash.
+    /// Records an issued upload unless its stream already has `max` pending ones, and enters
+    /// its objects in the stream's garbage set at the commit deadline + 1 (committing takes
+    /// them out again), so an abandoned upload is collected.
+    /// KEYS: upload, pending, garbage. ARGV: uploadId, now, commitDeadline, record TTL seconds,
+    /// max, movie key, thumbnail key, then field/value pairs of the upload hash.
     /// Returns {"recorded", 0}, or {"full", the oldest pending upload's commit deadline}. Pending
     /// uploads past their deadline (score < now: commit refuses them) are trimmed first, so they
-    /// stop counting; their records and objects expire as before.
+    /// stop counting. The record's TTL (an hour past the deadline) only cleans up.
     static let recordUpload = RedisScript(
         name: "recordUpload",
         source: """
@@ -17,21 +19,26 @@ enum PreviewScripts {
               local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
               return {'full', tonumber(oldest[2])}
             end
-            redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+            redis.call('HSET', KEYS[1], unpack(ARGV, 8))
             redis.call('EXPIRE', KEYS[1], ARGV[4])
             redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
             local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
             redis.call('EXPIRE', KEYS[2], math.max(1, tonumber(last[2]) - now + 1))
+            local due = tonumber(ARGV[3]) + 1
+            redis.call('ZADD', KEYS[3], due, ARGV[6], due, ARGV[7])
             return {'recorded', 0}
             """)
 
     /// Publishes a verified upload as the stream's new preview version.
-    /// KEYS: preview, version, upload, retired, likers, pending.
-    /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, then field/value pairs.
+    /// KEYS: preview, version, upload, garbage, likers, pending, deleting.
+    /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
+    /// thumbnail key, change channel, change message prefix (`FeedChange`), then field/value pairs.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
-    /// live preview: an idempotent repeat) or "expired" (the upload is gone or past its commit
-    /// deadline). The upload record is consumed (and leaves the pending set): its objects now
-    /// belong to the preview.
+    /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
+    /// deadline, or already condemned by the sweeper). The upload record is consumed (and
+    /// leaves the pending set) and its objects leave the garbage set: they now belong to the
+    /// preview. The replaced preview's objects enter the garbage set until retire-until. The
+    /// version counter and likers become persistent while the stream is live.
     static let publish = RedisScript(
         name: "publish",
         source: """
@@ -43,22 +50,31 @@ enum PreviewScripts {
             if not deadline or tonumber(deadline) < tonumber(ARGV[3]) then
               return {'expired', 0, {}}
             end
+            if redis.call('ZSCORE', KEYS[7], ARGV[4]) or redis.call('ZSCORE', KEYS[7], ARGV[5]) then
+              return {'expired', 0, {}}
+            end
             local old = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
             for _, key in ipairs(old) do
               if key then redis.call('ZADD', KEYS[4], ARGV[2], key) end
             end
+            redis.call('ZREM', KEYS[4], ARGV[4], ARGV[5])
             local version = redis.call('INCR', KEYS[2])
+            redis.call('PERSIST', KEYS[2])
+            redis.call('PERSIST', KEYS[5])
             redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 4))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 8))
             redis.call('DEL', KEYS[3])
             redis.call('ZREM', KEYS[6], ARGV[1])
+            redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' ' .. version)
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
 
     /// Removes the live preview (end of stream, or the sweeper finding it expired), moving its
-    /// objects to the stream's retired set for the grace period.
-    /// KEYS: preview, retired. ARGV: retire-until, expired-at ("" = remove whatever is live;
-    /// otherwise only if the preview's expiresAt <= this time, so a fresher commit survives).
+    /// objects to the stream's garbage set for the grace period, and starts the expiry of the
+    /// stream's version counter and likers.
+    /// KEYS: preview, garbage, version, likers. ARGV: retire-until, expired-at ("" = remove
+    /// whatever is live; otherwise only if the preview's expiresAt <= this time, so a fresher
+    /// commit survives), keep-after-end seconds, change channel, change message prefix.
     /// Returns the removed version, or 0 when nothing was removed.
     static let retire = RedisScript(
         name: "retire",
@@ -70,48 +86,28 @@ enum PreviewScripts {
               if fields[i] then redis.call('ZADD', KEYS[2], ARGV[1], fields[i]) end
             end
             redis.call('DEL', KEYS[1])
+            redis.call('EXPIRE', KEYS[3], ARGV[3])
+            redis.call('EXPIRE', KEYS[4], ARGV[3])
+            redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. fields[1])
             return tonumber(fields[1])
             """)
 
-    /// Decides whether one object may be deleted now.
-    /// KEYS: preview, upload (the object's own upload), retired.
-    /// ARGV: object key, now, recheck-after seconds.
-    /// Returns {"keep", when-to-look-again} while the live preview references it, its upload may
-    /// still be committed, or its grace period runs; else {"delete", 0} (and forgets it). An
-    /// upload past its commit deadline is deleted here first, so no commit can publish an
-    /// object this decision gives away.
-    static let collect = RedisScript(
-        name: "collect",
-        source: """
-            local now = tonumber(ARGV[2])
-            local later = now + tonumber(ARGV[3])
-            local live = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey', 'expiresAt')
-            if live[1] == ARGV[1] or live[2] == ARGV[1] then
-              return {'keep', math.max(tonumber(live[3] or '0'), later)}
-            end
-            local deadline = redis.call('HGET', KEYS[2], 'commitDeadline')
-            if deadline then
-              if tonumber(deadline) >= now then return {'keep', tonumber(deadline) + 1} end
-              redis.call('DEL', KEYS[2])
-            end
-            local graceEnd = redis.call('ZSCORE', KEYS[3], ARGV[1])
-            if graceEnd and tonumber(graceEnd) > now then return {'keep', tonumber(graceEnd)} end
-            redis.call('ZREM', KEYS[3], ARGV[1])
-            return {'delete', 0}
-            """)
-
-    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0" unlike, now.
-    /// Returns the like count, or -1 when the stream has no live preview.
+    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0"
+    /// unlike, now, change channel, change message prefix. Returns the like count, or -1 when
+    /// the stream has no live preview.
     static let like = RedisScript(
         name: "like",
         source: """
             local expires = redis.call('HGET', KEYS[1], 'expiresAt')
             if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return -1 end
+            local changed
             if ARGV[2] == '1' then
-              redis.call('SADD', KEYS[2], ARGV[1])
+              changed = redis.call('SADD', KEYS[2], ARGV[1])
             else
-              redis.call('SREM', KEYS[2], ARGV[1])
+              changed = redis.call('SREM', KEYS[2], ARGV[1])
             end
-            return redis.call('SCARD', KEYS[2])
+            local count = redis.call('SCARD', KEYS[2])
+            if changed == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. count) end
+            return count
             """)
 }

@@ -6,10 +6,25 @@ public import PreviewCore
 public final class PreviewStore: Sendable {
     public let pool: RedisPool
     public let keys: RedisKeys
+    let failpoints: Failpoints
+    /// Names this process in the feed changes it announces (random per store).
+    public let origin = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
 
-    public init(pool: RedisPool, keys: RedisKeys) {
+    /// Failures tests inject between the steps of a multi-step change, where a lost
+    /// connection or a killed process could stop it.
+    public struct Failpoints: Sendable {
+        /// Runs after the publish script, before the feed index is corrected.
+        public var afterPublishScript: (@Sendable () throws -> Void)?
+
+        public init(afterPublishScript: (@Sendable () throws -> Void)? = nil) {
+            self.afterPublishScript = afterPublishScript
+        }
+    }
+
+    public init(pool: RedisPool, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
         self.pool = pool
         self.keys = keys
+        self.failpoints = failpoints
     }
 
     /// PING, for readiness.
@@ -29,31 +44,41 @@ public final class PreviewStore: Sendable {
 
     /// Records an issued upload unless its stream already has `maxPending` (>= 1) uploads
     /// neither committed nor past their commit deadline: counted and recorded atomically by
-    /// one script on the stream's slot. Then enters its objects in the garbage index, so an
-    /// abandoned upload is collected after its commit deadline (a refused upload adds nothing).
-    /// The record's Redis TTL (an hour past the deadline) only cleans up; the deadline decides.
+    /// one script on the stream's slot, which also enters the objects in the stream's garbage
+    /// set, so an abandoned upload is collected after its commit deadline. The stream enters
+    /// the sweep queue first (see `RedisKeys`). The record's Redis TTL (an hour past the
+    /// deadline) only cleans up; the deadline decides.
     public func recordUpload(_ upload: PendingUpload, now: Int64, maxPending: Int) throws -> RecordOutcome {
         let id = upload.streamId
         var args = [
             upload.uploadId, String(now), String(upload.commitDeadline),
-            String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)),
+            String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)), upload.movieKey,
+            upload.thumbnailKey,
         ]
         for (field, value) in upload.fields { args += [field, value] }
-        let due = String(upload.commitDeadline + 1)
         let reply = try pool.withConnection { connection in
             try connection.eval(
-                PreviewScripts.recordUpload, keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id)],
-                args: args)
+                PreviewScripts.recordUpload,
+                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args,
+                after: enqueueCommands([(id, upload.commitDeadline + 1)], now: now))
         }
         guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
         else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the recordUpload script")
         }
         if status == "full" { return .tooManyPending(retryAfter: max(1, deadline + 1 - now)) }
-        _ = try pool.withConnection { connection in
-            try connection.command(["ZADD", keys.garbage, due, upload.movieKey, due, upload.thumbnailKey])
-        }
         return .recorded
+    }
+
+    /// The live preview of a stream with its likes, nil when it has none.
+    public func liveStream(streamId: Int64) throws -> LiveStream? {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HGETALL", keys.preview(streamId)], ["SCARD", keys.likers(streamId)]])
+        }
+        try Self.check(replies)
+        return PreviewRecord(streamId: streamId, fields: Self.hash(replies[0])).map {
+            LiveStream(preview: $0, likes: replies[1].int ?? 0)
+        }
     }
 
     /// The pending upload and the live preview (with its likes) of a stream, in one round trip.
@@ -79,20 +104,32 @@ public final class PreviewStore: Sendable {
         case uploadGone
     }
 
-    /// Atomically makes `preview` (its version assigned here) the stream's live preview, then
-    /// enters it in the feed index. Replaced objects stay for `retireUntil`.
+    /// Atomically makes `preview` (its version assigned here) the stream's live preview.
+    /// Replaced objects stay for `retireUntil`. Whatever step fails, nothing leaks: the stream
+    /// enters the sweep queue first, then the feed index (never lowering its time: readers and
+    /// the sweeper check the hash), then the script runs; the index is corrected afterwards.
+    /// Once the script has run, the preview is in the index, so it is shown, and expires and
+    /// is collected, even if this process dies before answering.
     public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
-        var args = [preview.uploadId, String(retireUntil), String(now)]
+        var args = [
+            preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey,
+            keys.feedChanges,
+            FeedChange.prefix(origin: origin, kind: .published, streamId: id),
+        ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
+        let before =
+            enqueueCommands([(id, retireUntil)], now: now) + [
+                ["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)]
+            ]
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.publish,
                 keys: [
-                    keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.retired(id),
-                    keys.likers(id), keys.pendingUploads(id),
+                    keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
+                    keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
                 ],
-                args: args)
+                args: args, after: before)
         }
         guard let parts = reply.array, parts.count == 3, let status = parts[0].string, let likes = parts[1].int else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the publish script")
@@ -101,6 +138,7 @@ public final class PreviewStore: Sendable {
         guard let record = PreviewRecord(streamId: id, fields: Self.hash(parts[2])) else {
             throw RedisError(kind: .protocolError, message: "the publish script returned an unreadable preview")
         }
+        try failpoints.afterPublishScript?()
         try indexLive(streamId: id, expiresAt: record.expiresAt)
         let stream = LiveStream(preview: record, likes: likes)
         return status == "same" ? .alreadyPublished(stream) : .published(stream)
@@ -113,12 +151,22 @@ public final class PreviewStore: Sendable {
     // MARK: Removal
 
     /// Removes the live preview of a stream: unconditionally (`onlyIfExpiredAt` nil), or only if
-    /// it has expired by that time. Returns the removed version, nil when nothing was removed.
-    public func retire(streamId: Int64, retireUntil: Int64, onlyIfExpiredAt: Int64? = nil) throws -> Int64? {
+    /// it has expired by that time. Its objects stay until `retireUntil` (the stream enters the
+    /// sweep queue for then first); its version counter and likers expire `keepAfterEnd`
+    /// seconds later unless a new preview comes. Returns the removed version, nil when nothing
+    /// was removed.
+    public func retire(
+        streamId: Int64, retireUntil: Int64, keepAfterEnd: Int64, now: Int64, onlyIfExpiredAt: Int64? = nil
+    ) throws -> Int64? {
         let removed = try pool.withConnection { connection in
             try connection.eval(
-                PreviewScripts.retire, keys: [keys.preview(streamId), keys.retired(streamId)],
-                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? ""])
+                PreviewScripts.retire,
+                keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
+                args: [
+                    String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)),
+                    keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
+                ],
+                after: enqueueCommands([(streamId, retireUntil)], now: now))
         }
         try unindexIfGone(streamId: streamId)
         guard let version = removed.int, version > 0 else { return nil }
@@ -127,7 +175,7 @@ public final class PreviewStore: Sendable {
 
     /// Drops a stream from the feed index unless it has a preview again: remove first, then
     /// re-add if the hash exists, so a commit racing with us is never lost from the index.
-    private func unindexIfGone(streamId: Int64) throws {
+    func unindexIfGone(streamId: Int64) throws {
         let replies = try pool.withConnection { connection in
             try connection.pipeline([
                 ["ZREM", keys.live, String(streamId)],
@@ -141,9 +189,11 @@ public final class PreviewStore: Sendable {
     }
 
     /// Stream IDs in the feed index whose previews expired by `now` (for the sweeper).
-    public func expiredStreams(now: Int64, limit: Int) throws -> [Int64] {
+    public func expiredStreams(now: Int64, offset: Int = 0, limit: Int) throws -> [Int64] {
         let reply = try pool.withConnection { connection in
-            try connection.command(["ZRANGEBYSCORE", keys.live, "-inf", String(now), "LIMIT", "0", String(limit)])
+            try connection.command([
+                "ZRANGEBYSCORE", keys.live, "-inf", String(now), "LIMIT", String(offset), String(limit),
+            ])
         }
         return (reply.array ?? []).compactMap { $0.string.flatMap(StreamID.parse) }
     }
@@ -195,79 +245,73 @@ public final class PreviewStore: Sendable {
 
     // MARK: Viewer actions
 
-    /// Likes (`like` true) or unlikes a live stream; idempotent. Returns the like count, or nil
-    /// when the stream has no live preview.
-    public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64) throws -> Int64? {
+    /// Likes (`like` true) or unlikes a live stream; idempotent. The viewer's liked set lives
+    /// `ttl` seconds past the viewer's last like. Returns the stream's like count and the
+    /// number of streams in the viewer's liked set, or nil when the stream has no live preview.
+    public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64, ttl: Int64) throws -> (
+        likes: Int64, viewerLikes: Int
+    )? {
         let count = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
-                args: [subject, like ? "1" : "0", String(now)])
+                args: [
+                    subject, like ? "1" : "0", String(now), keys.feedChanges,
+                    FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),
+                ])
         }
         guard let likes = count.int, likes >= 0 else { return nil }
-        _ = try pool.withConnection { connection in
-            try connection.command([like ? "SADD" : "SREM", keys.liked(subject), String(streamId)])
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([
+                [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
+                ["EXPIRE", keys.liked(subject), String(ttl)],
+                ["SCARD", keys.liked(subject)],
+            ])
         }
-        return likes
+        try Self.check(replies)
+        return (likes, Int(replies[2].int ?? 0))
     }
 
-    /// Marks the live preview version of a stream seen by `subject`, for `ttl` seconds.
-    /// Returns false when the stream has no live preview.
-    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Bool {
+    /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash
+    /// lives `ttl` seconds past the last mark. Returns the number of streams in that hash, or
+    /// nil when the stream has no live preview.
+    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Int? {
         try pool.withConnection { connection in
             let fields = try connection.command(
                 ["HMGET", keys.preview(streamId), PreviewRecord.Field.version, PreviewRecord.Field.expiresAt])
             guard let values = fields.array, values.count == 2, let version = values[0].string,
                 let expiresAt = values[1].int, expiresAt > now
-            else { return false }
+            else { return nil }
             let replies = try connection.pipeline([
                 ["HSET", keys.seen(subject), String(streamId), version],
                 ["EXPIRE", keys.seen(subject), String(ttl)],
+                ["HLEN", keys.seen(subject)],
             ])
             try Self.check(replies)
-            return true
+            return Int(replies[2].int ?? 0)
         }
     }
 
-    // MARK: Garbage
-
-    /// Object keys whose next look is due by `now`.
-    public func dueObjects(now: Int64, limit: Int) throws -> [String] {
-        let reply = try pool.withConnection { connection in
-            try connection.command(["ZRANGEBYSCORE", keys.garbage, "-inf", String(now), "LIMIT", "0", String(limit)])
+    /// Drops from a viewer's seen hash and liked set every stream `isLive` rejects, except
+    /// `spare` (the stream just marked, which a slightly old live list may not know yet).
+    /// Entries of streams that are not live never show in a feed: a stream that comes back
+    /// comes with a new preview version, and likes are counted on the stream itself.
+    public func trimViewer(subject: String, spare: Int64, isLive: (Int64) -> Bool) throws {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HKEYS", keys.seen(subject)], ["SMEMBERS", keys.liked(subject)]])
         }
-        return (reply.array ?? []).compactMap(\.string)
-    }
-
-    public enum CollectDecision: Sendable, Equatable {
-        case keep(until: Int64)
-        case delete
-    }
-
-    /// Asks the object's stream whether the object may be deleted now (see `PreviewScripts.collect`);
-    /// a key we did not make is deleted.
-    public func collectDecision(objectKey: String, now: Int64, recheckAfter: Int64) throws -> CollectDecision {
-        guard let owner = ObjectKeys.owner(of: objectKey) else { return .delete }
-        let id = owner.streamId
-        let reply = try pool.withConnection { connection in
-            try connection.eval(
-                PreviewScripts.collect,
-                keys: [keys.preview(id), keys.upload(id, owner.uploadId), keys.retired(id)],
-                args: [objectKey, String(now), String(recheckAfter)])
+        try Self.check(replies)
+        func stale(_ reply: RedisValue) -> [String] {
+            (reply.array ?? []).compactMap(\.string).filter { text in
+                guard let id = StreamID.parse(text) else { return true }
+                return id != spare && !isLive(id)
+            }
         }
-        guard let parts = reply.array, parts.count == 2, let verdict = parts[0].string else {
-            throw RedisError(kind: .protocolError, message: "unexpected reply from the collect script")
-        }
-        return verdict == "delete" ? .delete : .keep(until: parts[1].int ?? now + recheckAfter)
-    }
-
-    /// Reschedules an object (kept, or its deletion failed).
-    public func scheduleObject(_ objectKey: String, at time: Int64) throws {
-        _ = try pool.withConnection { try $0.command(["ZADD", keys.garbage, String(time), objectKey]) }
-    }
-
-    /// Forgets an object after it was deleted from storage.
-    public func forgetObject(_ objectKey: String) throws {
-        _ = try pool.withConnection { try $0.command(["ZREM", keys.garbage, objectKey]) }
+        let seen = stale(replies[0])
+        let liked = stale(replies[1])
+        var commands: [[String]] = []
+        if !seen.isEmpty { commands.append(["HDEL", keys.seen(subject)] + seen) }
+        if !liked.isEmpty { commands.append(["SREM", keys.liked(subject)] + liked) }
+        try Self.check(try pool.withConnection { try $0.pipeline(commands) })
     }
 
     // MARK: Reply helpers

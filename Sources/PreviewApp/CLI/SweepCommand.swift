@@ -1,0 +1,72 @@
+import PreviewCore
+import PreviewCrypto
+import PreviewRedis
+
+/// `streampreview sweep`: one run of the sweeper against serve's Redis and object store.
+enum SweepCommand {
+    static func run(_ options: SweepOptions) throws -> ExitCode {
+        let data = try DataDirectory(path: options.dataDirectory)
+        let endpoint = try redisEndpoint(options, data: data)
+        let store = PreviewStore(
+            pool: RedisPool(endpoint: endpoint, maxIdle: 2, commandTimeout: 10),
+            keys: RedisKeys(prefix: options.keyPrefix))
+        do { try store.ping() } catch {
+            throw AppError("cannot reach Redis at \(endpoint): \(error)", exitCode: .unavailable)
+        }
+        let (storage, _) = try ServeCommand.objectStorage(
+            options.storage, data: data, secret: try ServeCommand.localStoreSecret(options.storage, data: data),
+            publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(),
+            clients: options.concurrency)
+        var settings = SweepSettings()
+        settings.graceSeconds = options.graceSeconds
+        settings.concurrency = options.concurrency
+        let sweeper = Sweeper(store: store, storage: storage, settings: settings)
+
+        let report: Sweeper.Report
+        do {
+            if options.dryRun {
+                report = try sweeper.dryRun(now: WallClock.now()) { print($0) }
+            } else {
+                report = try sweeper.drain(maxSeconds: Double(options.maxSeconds), now: WallClock.now)
+            }
+        } catch let error as RedisError {
+            Log.warn("sweep_failed", ["error": "\(error)"])
+            throw AppError("Redis failed during the run: \(error)", exitCode: .unavailable)
+        }
+        if let backlog = try? store.sweepBacklog(now: WallClock.now()) {
+            Log.info(
+                "sweep",
+                [
+                    "stop": report.stop.rawValue, "queued_streams": String(backlog.queued),
+                    "due_streams": String(backlog.due),
+                ])
+        }
+        print(report.summary)
+        switch report.stop {
+        case .storeUnreachable:
+            throw AppError(
+                "the object store is unreachable; \(report.failures) delete(s) stay queued", exitCode: .unavailable)
+        case .leaseLost, .timeUp, .stopped:
+            return .tempFailure
+        case .drained, .leaseHeld:
+            return report.failures > 0 ? .tempFailure : .ok
+        }
+    }
+
+    /// `--redis`, or the unix socket of the embedded Redis of a serve running on the data dir.
+    static func redisEndpoint(_ options: SweepOptions, data: DataDirectory) throws -> RedisEndpoint {
+        if let url = options.redisURL {
+            do { return try RedisEndpoint.parse(url) } catch { throw AppError("--redis: \(error)", exitCode: .usage) }
+        }
+        let socket = RedisServerProcess.socketPath(directory: data.redisDirectory)
+        let endpoint = RedisEndpoint(address: .unix(path: socket))
+        do {
+            _ = try RedisConnection(endpoint: endpoint).command(["PING"])
+        } catch {
+            throw AppError(
+                "no streampreview serve is running on --data-dir \(data.path) (its Redis socket \(socket) does not "
+                    + "answer: \(error)); start serve there, or pass --redis", exitCode: .unavailable)
+        }
+        return endpoint
+    }
+}

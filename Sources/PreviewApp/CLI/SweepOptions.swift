@@ -1,0 +1,79 @@
+import PreviewCore
+
+/// Everything `sweep` can be told: the Redis and storage configuration of `serve`, the
+/// lifetimes the sweeper works with, and the bounds of one run.
+public struct SweepOptions: Sendable, Equatable {
+    public var dataDirectory = "./.streampreview"
+    /// An existing Redis; nil = the embedded Redis of a `serve` running on `dataDirectory`.
+    public var redisURL: String?
+    public var keyPrefix = "sp"
+    public var storage = StorageOptions()
+    /// Accepted so one configuration serves both commands; commits are judged by the deadline
+    /// `serve` recorded with each upload.
+    public var commitWindow = UploadPolicy().commitWindow
+    public var graceSeconds = ExpiryGrid().lifetime
+    public var maxSeconds: Int64 = 300
+    public var concurrency = 8
+    public var dryRun = false
+
+    public init() {}
+
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                flag: "data-dir", environment: "STREAMPREVIEW_DATA_DIR",
+                help:
+                    "serve's data dir: without --redis, the embedded Redis of the serve running there; the local store's objects (default ./.streampreview)"
+            ),
+            OptionSpec(
+                flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
+                help: "the Redis serve uses (redis://host:port/db or unix:///path)"),
+            ServeOptions.keyPrefixSpec,
+        ] + ServeOptions.lifetimeSpecs + [
+            OptionSpec(
+                flag: "max-seconds", environment: "STREAMPREVIEW_SWEEP_MAX_SECONDS",
+                help:
+                    "stop taking new batches after this many seconds, so a cron run never overlaps the next (default 300)"
+            ),
+            OptionSpec(
+                flag: "concurrency", environment: "STREAMPREVIEW_SWEEP_CONCURRENCY",
+                help: "delete requests in flight at once (default 8)"),
+            OptionSpec(
+                flag: "dry-run", help: "print what would be expired and deleted; change nothing", isSwitch: true),
+        ] + StorageOptions.specs
+
+    static func parse(_ options: ParsedOptions, environment: [String: String]) throws(UsageError) -> SweepOptions {
+        var sweep = SweepOptions()
+        sweep.storage = try StorageOptions.parse(options, environment: environment)
+        if let dir = options.string("data-dir") { sweep.dataDirectory = dir }
+        sweep.redisURL = options.string("redis")
+        sweep.keyPrefix = try ServeOptions.keyPrefix(options)
+        sweep.commitWindow = try ServeOptions.commitWindow(options)
+        sweep.graceSeconds = try ServeOptions.grace(options)
+        sweep.maxSeconds = try options.int64("max-seconds", default: sweep.maxSeconds, range: 1...86400)
+        sweep.concurrency = Int(try options.int64("concurrency", default: Int64(sweep.concurrency), range: 1...256))
+        sweep.dryRun = options.isSet("dry-run")
+        return sweep
+    }
+
+    static var help: String {
+        """
+        Usage: streampreview sweep [options]
+
+        One run of the sweeper: removes expired previews from the feed, then deletes every
+        object that is due (replaced and ended objects past their grace, uploads not committed
+        by their deadline) in batches, and exits. Only one sweeper acts at a time (a lease in
+        Redis): a run that finds another one working exits 0 at once.
+
+        Prints one line: swept previews=N objects=M kept=K failed=F seconds=S
+        Exit status: 0 all due work done; 75 some deletes failed (they stay queued and are
+        retried with backoff) or --max-seconds ran out first; 69 Redis or the object store is
+        unreachable, or no serve runs on --data-dir; 64 bad options.
+
+        Options (flags override environment variables):
+        \(OptionParser.helpText(specs))
+
+        \(StorageOptions.credentialVariables)
+        """
+    }
+}

@@ -1,0 +1,25 @@
+/// How the sweeper works: lifetimes it applies and the sizes of its steps.
+struct SweepSettings: Sendable, Equatable {
+    /// How long objects of a preview it expires stay fetchable (`--grace`).
+    var graceSeconds: Int64 = 3600
+    /// How long a stream's version counter and likers outlive its last preview.
+    var keepAfterEndSeconds: Int64 = 7 * 86400
+    /// Streams claimed per batch.
+    var batchStreams = 200
+    /// Keys condemned and claimed per stream and batch.
+    var keysPerStream = 100
+    /// Delete requests in flight (`--concurrency`).
+    var concurrency = 8
+    /// The lease, renewed before every batch; a batch must finish well within it.
+    var leaseMilliseconds: Int64 = 60_000
+    /// How long claimed work stays with a sweeper that may have died before it is due again.
+    var claimSeconds: Int64 = 120
+    /// How long a queued stream without garbage stays queued after it was last added: the
+    /// most time a writer may take between queueing a stream and writing its garbage.
+    var settleSeconds: Int64 = 300
+    /// First retry delay of a failed delete; doubles per attempt up to `maxBackoffSeconds`.
+    var backoffSeconds: Int64 = 30
+    var maxBackoffSeconds: Int64 = 3600
+
+    init() {}
+}

@@ -1,0 +1,169 @@
+/// The sweeper's Lua scripts. The queue and lease scripts touch only `{gc}` keys, the
+/// garbage scripts only the keys of one stream, so each runs on a single Redis Cluster slot.
+/// See `RedisKeys` for why the queue is written before the garbage it announces.
+enum SweepScripts {
+    /// Takes the lease when nobody holds it. KEYS: lease, fence. ARGV: lease milliseconds.
+    /// Returns the new fencing token (it only grows), or 0 when the lease is held.
+    static let acquireLease = RedisScript(
+        name: "sweepAcquireLease",
+        source: """
+            if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+            local token = redis.call('INCR', KEYS[2])
+            redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+            return token
+            """)
+
+    /// Extends the lease if `token` still holds it. KEYS: lease. ARGV: token, lease milliseconds.
+    /// Returns 1, or 0 when the lease was lost (expired, or taken by another sweeper).
+    static let renewLease = RedisScript(
+        name: "sweepRenewLease",
+        source: """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            return 1
+            """)
+
+    /// Gives the lease up if `token` holds it. KEYS: lease. ARGV: token.
+    static let releaseLease = RedisScript(
+        name: "sweepReleaseLease",
+        source: """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+            return redis.call('DEL', KEYS[1])
+            """)
+
+    /// Claims up to `limit` due streams for the lease holder: their queue time moves to
+    /// claim-until, so a sweeper that dies holding them leaves them due again then.
+    /// KEYS: lease, queue. ARGV: token, now, limit, claim-until.
+    /// Returns {"ok", stream IDs...}, or {"lost"} when `token` no longer holds the lease.
+    static let claim = RedisScript(
+        name: "sweepClaim",
+        source: """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost'} end
+            local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+            for _, id in ipairs(due) do redis.call('ZADD', KEYS[2], 'XX', ARGV[4], id) end
+            table.insert(due, 1, 'ok')
+            return due
+            """)
+
+    /// Settles claimed streams after their garbage was handled: each gets its next due time,
+    /// or an earlier one a writer set meanwhile, or leaves the queue when it has no garbage
+    /// and nobody added it for settle seconds (a writer adds the stream before its script
+    /// writes the garbage, so a recent add may announce garbage not written yet).
+    /// KEYS: lease, queue, touched. ARGV: token, now, settle seconds, claim-until, then
+    /// (stream ID, next due time or "") pairs.
+    /// Returns "ok", or "lost" (nothing changed) when `token` no longer holds the lease.
+    static let settle = RedisScript(
+        name: "sweepSettle",
+        source: """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lost' end
+            local now = tonumber(ARGV[2])
+            local settle = tonumber(ARGV[3])
+            local claimed = tonumber(ARGV[4])
+            for i = 5, #ARGV, 2 do
+              local id = ARGV[i]
+              local target = tonumber(ARGV[i + 1])
+              local current = tonumber(redis.call('ZSCORE', KEYS[2], id))
+              if current and current ~= claimed then
+                target = math.min(target or current, current)
+              end
+              if target then
+                redis.call('ZADD', KEYS[2], target, id)
+              else
+                local touched = tonumber(redis.call('ZSCORE', KEYS[3], id))
+                if touched and touched > now - settle then
+                  redis.call('ZADD', KEYS[2], touched + settle, id)
+                else
+                  redis.call('ZREM', KEYS[2], id)
+                  redis.call('ZREM', KEYS[3], id)
+                end
+              end
+            end
+            return 'ok'
+            """)
+
+    /// Retires the stream's preview if it has expired (a backstop for a preview the feed
+    /// index lost: the stream was queued before its publish script ran), then condemns the
+    /// stream's due garbage and claims what is due for deletion. Due keys leave the garbage
+    /// set; a key the live preview uses is dropped (counted as kept), any other moves to the
+    /// deleting set, where a commit can no longer publish it. Then up to `limit` due deleting
+    /// keys are claimed until claim-until.
+    /// KEYS: preview, garbage, deleting, version, likers.
+    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds.
+    /// Returns {retired version or 0, kept, claimed keys...}.
+    static let collect = RedisScript(
+        name: "sweepCollect",
+        source: """
+            local now = tonumber(ARGV[1])
+            local limit = tonumber(ARGV[2])
+            local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey')
+            local retired = 0
+            if live[1] and tonumber(live[2] or '0') <= now then
+              for i = 3, 4 do
+                if live[i] then redis.call('ZADD', KEYS[2], ARGV[4], live[i]) end
+              end
+              redis.call('DEL', KEYS[1])
+              redis.call('EXPIRE', KEYS[4], ARGV[5])
+              redis.call('EXPIRE', KEYS[5], ARGV[5])
+              retired = tonumber(live[1])
+              live = {}
+            end
+            local kept = 0
+            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)) do
+              redis.call('ZREM', KEYS[2], key)
+              if key == live[3] or key == live[4] then
+                kept = kept + 1
+              else
+                redis.call('ZADD', KEYS[3], now, key)
+              end
+            end
+            local claimed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, limit)
+            for _, key in ipairs(claimed) do redis.call('ZADD', KEYS[3], ARGV[3], key) end
+            table.insert(claimed, 1, kept)
+            table.insert(claimed, 1, retired)
+            return claimed
+            """)
+
+    /// What `collect` would claim, without changing anything (for `--dry-run`).
+    /// KEYS: preview, garbage, deleting. ARGV: now, limit. Returns the keys.
+    static let peek = RedisScript(
+        name: "sweepPeek",
+        source: """
+            local live = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
+            local keys = {}
+            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
+              if key ~= live[1] and key ~= live[2] then table.insert(keys, key) end
+            end
+            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
+              table.insert(keys, key)
+            end
+            return keys
+            """)
+
+    /// Records the outcome of deletes: deleted keys are forgotten; failed ones wait
+    /// base × 2^(attempts-1) seconds (at most max) before the next try.
+    /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
+    /// number of deleted keys, the deleted keys, then the failed keys.
+    /// Returns when the stream needs a look next: the earliest time in either set, or the
+    /// live preview's expiry if sooner; -1 when there is nothing to look at.
+    static let acknowledge = RedisScript(
+        name: "sweepAcknowledge",
+        source: """
+            local now = tonumber(ARGV[1])
+            local deleted = tonumber(ARGV[4])
+            for i = 5, 4 + deleted do
+              redis.call('ZREM', KEYS[2], ARGV[i])
+              redis.call('HDEL', KEYS[3], ARGV[i])
+            end
+            for i = 5 + deleted, #ARGV do
+              local attempts = redis.call('HINCRBY', KEYS[3], ARGV[i], 1)
+              local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
+              redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
+            end
+            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1')
+            for k = 1, 2 do
+              local first = redis.call('ZRANGE', KEYS[k], 0, 0, 'WITHSCORES')
+              if first[2] and (next < 0 or tonumber(first[2]) < next) then next = tonumber(first[2]) end
+            end
+            return next
+            """)
+}
