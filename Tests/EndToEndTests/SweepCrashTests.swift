@@ -69,7 +69,8 @@ struct SweepCrashTests {
         var partway = 0
         for _ in 0..<50 {
             let before = try storedKeys(service.dataDirectory).count
-            let run = try service.startSweep()
+            // Small batches, so a run is many steps long and the kills land between and inside them.
+            let run = try service.startSweep(["--batch-streams", "4"])
             // Killed at a random moment from start-up (lease, claims) to part way through the deletes:
             // after a random delay, or once a random number of objects is gone, whichever comes first.
             let deadline = Date().addingTimeInterval(Double.random(in: 0.005...0.12, using: &random))

@@ -113,7 +113,7 @@ import Testing
         #expect(failed.values.allSatisfy { $0.unreachable })
     }
 
-    @Test func manyKeysAreSplitIntoRequestsOfAtMostAThousandAndKeysXMLCannotCarryGoAlone() throws {
+    @Test func manyKeysAreSplitEvenlyIntoRequestsOfAtMostAThousandAndKeysXMLCannotCarryGoAlone() throws {
         let server = try RawHTTPServer { request in
             request.requestLine.hasPrefix("DELETE ")
                 ? .respond(RawHTTPServer.response(204, "No Content")) : Self.deleteResult()
@@ -121,15 +121,28 @@ import Testing
         defer { server.stop() }
         let storage = S3Fixture.storage(endpoint: server.url, bucket: "bkt", configuration: Self.configuration())
         let keys = (0..<2_500).map { "split/\($0).mp4" }
-        let failed = storage.delete(keys: keys + ["split/bell\u{7}.mp4", "split/1.mp4"], concurrency: 3)
+        let failed = storage.delete(keys: keys + ["split/bell\u{7}.mp4", "split/1.mp4"], concurrency: 2)
         #expect(failed.isEmpty)
         let posts = server.requests.filter { $0.requestLine.hasPrefix("POST ") }
-        #expect(posts.map { Self.keys(in: $0.body).count }.sorted() == [500, 1000, 1000])
+        #expect(
+            posts.map { Self.keys(in: $0.body).count }.sorted() == [832, 834, 834],
+            "three requests at most 1,000 keys, evenly")
+
         let posted = posts.flatMap { Self.keys(in: $0.body) }
         let eachKeyOnce = posted.count == keys.count && Set(posted) == Set(keys)
         #expect(eachKeyOnce, "each key in exactly one request")
         let deletes = server.requests.filter { $0.requestLine.hasPrefix("DELETE ") }.map(\.requestLine)
         #expect(deletes.count == 1 && deletes[0].hasPrefix("DELETE /bkt/split/bell%07.mp4?"))
+    }
+
+    @Test func fewerKeysThanTheRequestsAllowedAreSpreadOverThemDownToAHundredARequest() throws {
+        let server = try RawHTTPServer { _ in Self.deleteResult() }
+        defer { server.stop() }
+        let storage = S3Fixture.storage(endpoint: server.url, bucket: "bkt", configuration: Self.configuration())
+        #expect(storage.delete(keys: (0..<250).map { "spread/\($0).mp4" }, concurrency: 8).isEmpty)
+        #expect(storage.delete(keys: (0..<2_000).map { "wide/\($0).mp4" }, concurrency: 8).isEmpty)
+        let sizes = server.requests.filter { $0.requestLine.hasPrefix("POST ") }.map { Self.keys(in: $0.body).count }
+        #expect(sizes.sorted() == [82, 84, 84] + Array(repeating: 250, count: 8))
     }
 
     // MARK: GCS

@@ -20,6 +20,7 @@ enum SweepCommand {
         var settings = SweepSettings()
         settings.graceSeconds = options.graceSeconds
         settings.concurrency = options.concurrency
+        settings.batchStreams = options.batchStreams
         let sweeper = Sweeper(store: store, storage: storage, settings: settings)
 
         let report: Sweeper.Report

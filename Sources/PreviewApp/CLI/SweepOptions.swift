@@ -14,6 +14,7 @@ public struct SweepOptions: Sendable, Equatable {
     public var graceSeconds = ExpiryGrid().lifetime
     public var maxSeconds: Int64 = 300
     public var concurrency = 8
+    public var batchStreams = SweepSettings().batchStreams
     public var dryRun = false
 
     public init() {}
@@ -39,6 +40,9 @@ public struct SweepOptions: Sendable, Equatable {
                 flag: "concurrency", environment: "STREAMPREVIEW_SWEEP_CONCURRENCY",
                 help: "delete requests in flight at once (default 8)"),
             OptionSpec(
+                flag: "batch-streams", environment: "STREAMPREVIEW_SWEEP_BATCH_STREAMS",
+                help: "streams taken per batch; each batch's deletes run side by side (default 1000)"),
+            OptionSpec(
                 flag: "dry-run", help: "print what would be expired and deleted; change nothing", isSwitch: true),
         ] + StorageOptions.specs
 
@@ -52,6 +56,8 @@ public struct SweepOptions: Sendable, Equatable {
         sweep.graceSeconds = try ServeOptions.grace(options)
         sweep.maxSeconds = try options.int64("max-seconds", default: sweep.maxSeconds, range: 1...86400)
         sweep.concurrency = Int(try options.int64("concurrency", default: Int64(sweep.concurrency), range: 1...256))
+        sweep.batchStreams = Int(
+            try options.int64("batch-streams", default: Int64(sweep.batchStreams), range: 1...100_000))
         sweep.dryRun = options.isSet("dry-run")
         return sweep
     }

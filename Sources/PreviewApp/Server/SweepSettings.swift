@@ -4,8 +4,9 @@ struct SweepSettings: Sendable, Equatable {
     var graceSeconds: Int64 = 3600
     /// How long a stream's version counter and likers outlive its last preview.
     var keepAfterEndSeconds: Int64 = 7 * 86400
-    /// Streams claimed per batch.
-    var batchStreams = 200
+    /// Streams claimed per batch (`--batch-streams`); with up to `keysPerStream` keys each, a
+    /// batch's deletes are spread over `concurrency` requests.
+    var batchStreams = 1000
     /// Keys condemned and claimed per stream and batch.
     var keysPerStream = 100
     /// Delete requests in flight (`--concurrency`).
