@@ -247,7 +247,7 @@ public final class PreviewStore: Sendable {
             let count = try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
                 args: [subject, like ? "1" : "0", String(now)])
-            try replicaWait.confirm(on: connection)
+            if let likes = count.int, likes >= 0 { try replicaWait.confirm(on: connection) }  // else nothing written
             return count
         }
         guard let likes = count.int, likes >= 0 else { return nil }
