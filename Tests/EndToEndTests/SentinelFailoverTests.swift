@@ -39,6 +39,14 @@ struct SentinelFailoverTests {
             calls.withLock { $0.append(call) }
         }
 
+        /// Steady load: returns at `next` (then `interval` seconds later on the next call), so a worker sends
+        /// at a fixed rate whether its answers are fast 503s or slow commits.
+        func pace(_ next: inout Double, interval: Double) {
+            next += interval
+            let wait = next - now
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) } else { next = now }
+        }
+
         /// The first call of `kind` answered 200 that started after `time`.
         func firstSuccess(_ kinds: Set<Call.Kind>, startedAfter time: Double) -> Call? {
             calls.withLock { calls in
@@ -86,7 +94,7 @@ struct SentinelFailoverTests {
 
         #expect(
             eventually(within: 30) {
-                record.likes.withLock { $0.count } >= 20 && record.commits.withLock { $0.count } >= 2
+                record.likes.withLock { $0.count } >= 100 && record.commits.withLock { $0.count } >= 4
             }, "the load runs before the kill")
         let oldPrimary = try #require(group.primaryPort())
         let killedAt = record.now
@@ -112,8 +120,11 @@ struct SentinelFailoverTests {
         #expect(finished.wait(timeout: .now() + 60) == .success, "the load threads stop")
 
         let calls = record.calls.withLock { $0 }
+        let likes = record.likes.withLock { $0 }
+        let commits = record.commits.withLock { $0 }
         let statuses = Dictionary(grouping: calls, by: \.status).mapValues(\.count)
         let unavailable = calls.filter { $0.status == 503 }
+        let window = (unavailable.map(\.started).min() ?? 0, unavailable.map(\.finished).max() ?? 0)
         print(
             "sentinel failover: \(calls.count) calls, statuses \(statuses.sorted { $0.key < $1.key }); "
                 + "kill -> sentinels switch \(String(format: "%.2f", switchedAt - killedAt)) s; "
@@ -121,15 +132,16 @@ struct SentinelFailoverTests {
                 + "kill -> first write succeeded \(String(format: "%.2f", recovered.finished - killedAt)) s; "
                 + "503s \(unavailable.count) (like \(unavailable.filter { $0.kind == .like }.count), "
                 + "commit flow \(unavailable.filter { $0.kind == .commit }.count), "
-                + "feed \(unavailable.filter { $0.kind == .feed }.count))")
+                + "feed \(unavailable.filter { $0.kind == .feed }.count)) between "
+                + "\(String(format: "%.2f", window.0 - killedAt)) s and \(String(format: "%.2f", window.1 - killedAt)) s "
+                + "after the kill; \(likes.count) likes and \(commits.count) commits acknowledged, "
+                + "\(likes.filter { $0.at < killedAt }.count) likes before the kill")
         #expect(calls.allSatisfy { [200, 503].contains($0.status) }, "only 200 and 503: \(statuses)")
         #expect(statuses[500] == nil, "no 500 at any point")
         #expect(unavailable.allSatisfy { $0.retryAfter }, "every 503 has Retry-After")
         #expect(recovered.finished - switchedAt <= 30, "writes succeed again within 30 s of the switch")
 
         // Every acknowledged like and commit is on the new primary.
-        let likes = record.likes.withLock { $0 }
-        let commits = record.commits.withLock { $0 }
         let viewer = craftedToken(
             secret: secret, sub: "checker", role: .viewer, issuedAt: unixNow() - 5, expiresAt: unixNow() + 600)
         let feed = try api.feedItems(token: viewer)
@@ -153,7 +165,9 @@ struct SentinelFailoverTests {
     static func likeLoad(_ service: ServiceProcess, _ record: Record, worker: Int, secret: String) {
         guard let api = try? APIClient(service) else { return }
         var index = 0
+        var next = record.now
         while record.running.load(ordering: .relaxed) {
+            record.pace(&next, interval: 0.01)
             index += 1
             let viewer = "viewer-\(worker)-\(index)"
             let stream = streams[index % streams.count]
@@ -172,7 +186,9 @@ struct SentinelFailoverTests {
         let movie = TestMedia.mp4()
         let thumbnail = TestMedia.jpeg()
         var index = 0
+        var next = record.now
         while record.running.load(ordering: .relaxed) {
+            record.pace(&next, interval: 0.05)
             index += 1
             let stream = streams[index % streams.count]
             let started = record.now
@@ -201,7 +217,9 @@ struct SentinelFailoverTests {
 
     static func feedLoad(_ service: ServiceProcess, _ record: Record, token: String) {
         guard let api = try? APIClient(service) else { return }
+        var next = record.now
         while record.running.load(ordering: .relaxed) {
+            record.pace(&next, interval: 0.01)
             let started = record.now
             guard let reply = try? api.feed(token: token) else { continue }
             record.add(.feed, started: started, reply: reply)
