@@ -17,9 +17,17 @@ public final class SentinelGroupFixture {
     public let dataPorts: [Int]
     private var children: [Int: ChildProcess] = [:]
 
+    /// The password of every node, sentinels included, when one was given.
+    public let password: String?
+
     /// Starts the data nodes, then the sentinels (`down-after-milliseconds` and `failover-timeout` as given), and
-    /// waits until every sentinel knows the other two and every replica (so a failover can be agreed on).
-    public init(replicas: Int = 1, downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 3000) throws {
+    /// waits until every sentinel knows the other two and every replica (so a failover can be agreed on). With a
+    /// `password`, data nodes and sentinels all require it (`requirepass`, `masterauth`, `sentinel auth-pass`).
+    public init(
+        replicas: Int = 1, downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 3000,
+        password: String? = nil
+    ) throws {
+        self.password = password
         _ = signal(SIGPIPE, SIG_IGN)  // ignored result: the previous handler; hiredis writes with write()
         directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-sentinel")
         let ports = try Self.freeLoopbackPorts(count: 4 + replicas)
@@ -35,6 +43,7 @@ public final class SentinelGroupFixture {
                     "--logfile", "\(directory)/redis-\(port).log",
                 ]
                 if index > 0 { arguments += ["--replicaof", "127.0.0.1", String(dataPorts[0])] }
+                if let password { arguments += ["--requirepass", password, "--masterauth", password] }
                 try spawn(arguments, port: port)
             }
             let sentinel = ChildProcess.executable(named: "redis-sentinel")
@@ -50,6 +59,7 @@ public final class SentinelGroupFixture {
                     sentinel down-after-milliseconds \(master) \(downAfterMilliseconds)
                     sentinel failover-timeout \(master) \(failoverTimeoutMilliseconds)
                     sentinel parallel-syncs \(master) 1
+                    \(password.map { "sentinel auth-pass \(master) \($0)\nrequirepass \($0)" } ?? "")
 
                     """
                 try Data(text.utf8).write(to: URL(fileURLWithPath: config))
@@ -65,15 +75,17 @@ public final class SentinelGroupFixture {
 
     deinit { stop() }
 
-    /// `redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3#mymaster`.
+    /// `redis-sentinel://[password@]127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3#mymaster`.
     public var url: String {
-        "redis-sentinel://" + sentinelPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",") + "#\(master)"
+        "redis-sentinel://" + (password.map { "\($0)@" } ?? "")
+            + sentinelPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",") + "#\(master)"
     }
 
-    /// A connection to the data node or sentinel on `port`.
+    /// A connection to the data node or sentinel on `port` (with the password, if any).
     public func connection(port: Int) throws -> RedisConnection {
         try RedisConnection(
-            endpoint: RedisEndpoint(address: .tcp(host: "127.0.0.1", port: port)), connectTimeout: 1, commandTimeout: 2)
+            endpoint: RedisEndpoint(address: .tcp(host: "127.0.0.1", port: port), password: password),
+            connectTimeout: 1, commandTimeout: 2)
     }
 
     /// The primary's port as the first sentinel that answers names it.

@@ -110,23 +110,3 @@ struct RedisDemotedPrimaryTests {
         try #require(pool.idleCount == count)
     }
 }
-
-@Suite("RedisPool on a redis-sentinel:// endpoint")
-struct RedisSentinelPoolTests {
-    @Test("the pool dials the primary the sentinels name, skipping one that is down, and follows a failover")
-    func followsThePrimary() throws {
-        let group = try SentinelGroupFixture(replicas: 1)
-        group.kill(port: group.sentinelPorts[0])
-        let pool = RedisPool(endpoint: try RedisEndpoint.parse(group.url), connectTimeout: 0.5, commandTimeout: 1)
-        #expect(try pool.withConnection { try $0.command(["SET", "k", "before"]) } == .status("OK"))
-        #expect(pool.currentServer?.address == .tcp(host: "127.0.0.1", port: group.dataPorts[0]))
-
-        group.kill(port: group.dataPorts[0])
-        let promoted = eventually(within: 30) {
-            (try? pool.withConnection { try $0.command(["SET", "k", "after"]) }) == .status("OK")
-        }
-        #expect(promoted, "writes succeed on the promoted replica without a new pool")
-        #expect(pool.currentServer?.address == .tcp(host: "127.0.0.1", port: group.dataPorts[1]))
-        #expect(try pool.withConnection { try $0.command(["ROLE"]) }.array?.first?.string == "master")
-    }
-}
