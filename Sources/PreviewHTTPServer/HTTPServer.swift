@@ -32,7 +32,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops accepting, lets in-flight requests finish (up to `MHDDaemon.drainTimeout`),
+    /// Stops accepting, lets in-flight requests finish (up to `shutdownTimeoutSeconds`),
     /// closes every connection and frees the daemon. Idempotent.
     public func stop() {
         daemon.withLock { daemon in

@@ -57,12 +57,23 @@ public final class RedisPool: Sendable {
     /// (nil until one is known).
     public var currentServer: RedisEndpoint? { sentinels == nil ? endpoint : sentinels?.knownPrimary }
 
+    /// A connection of the caller's own, outside the pool, to the server pooled connections go to now (the
+    /// primary the sentinels name, for a `redis-sentinel://` endpoint): for a subscription, which holds its
+    /// connection. When it breaks, dial again.
+    public func dedicatedConnection(commandTimeout: Double) throws -> RedisConnection {
+        try dial(try sentinels?.primary() ?? endpoint, commandTimeout: commandTimeout)
+    }
+
     private func checkOut() throws -> RedisConnection {
         let target = try sentinels?.primary() ?? endpoint
         while let reused = idle.withLock({ $0.popLast() }) {
             if reused.connection.endpoint == target { return reused.connection }
             // Idle on a former primary: dropped.
         }
+        return try dial(target, commandTimeout: commandTimeout)
+    }
+
+    private func dial(_ target: RedisEndpoint, commandTimeout: Double) throws -> RedisConnection {
         do {
             return try RedisConnection(endpoint: target, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
         } catch {

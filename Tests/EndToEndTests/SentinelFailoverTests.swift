@@ -140,6 +140,11 @@ struct SentinelFailoverTests {
         #expect(statuses[500] == nil, "no 500 at any point")
         #expect(unavailable.allSatisfy { $0.retryAfter }, "every 503 has Retry-After")
         #expect(recovered.finished - switchedAt <= 30, "writes succeed again within 30 s of the switch")
+        let resubscribed = eventually(within: 10) {
+            let log = (try? String(contentsOfFile: service.stderrPath, encoding: .utf8)) ?? ""
+            return log.contains("feed_changes_resubscribed")
+        }
+        #expect(resubscribed, "the feed-change subscription moves to the new primary")
 
         // Every acknowledged like and commit is on the new primary.
         let viewer = craftedToken(

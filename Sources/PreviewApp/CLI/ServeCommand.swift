@@ -62,6 +62,11 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 
+        let changes = FeedChangeListener(
+            store: store, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+        changes.start()
+        defer { changes.stop() }
+
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
         configuration.port = options.port
@@ -70,6 +75,7 @@ enum ServeCommand {
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
+        configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
         let server = HTTPServer(configuration: configuration, responder: Router(context: context))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
@@ -102,6 +108,16 @@ enum ServeCommand {
             ])
         let reason = signals.wait(whileAlive: embeddedRedis)
         Log.info("stopping", ["reason": reason.description])
+        if case .signal = reason {
+            // Readiness turns 503 at once; the listener closes after the delay, then the
+            // deferred stops run: the sweeper finishes its batch, in-flight requests get
+            // --shutdown-timeout, then Redis stops.
+            context.lifecycle.startDraining()
+            Log.info(
+                "draining",
+                ["delay_seconds": String(options.drainDelay), "shutdown_timeout": String(options.shutdownTimeout)])
+            _ = signals.wait(seconds: options.drainDelay, whileAlive: embeddedRedis)
+        }
         // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
         return reason == .redisExited ? .unavailable : .ok
     }
