@@ -52,8 +52,9 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// True when the connection that produced this error must not be reused.
-    var breaksConnection: Bool { kind != .server && kind != .invalidURL }
+    /// True when the connection that produced this error must not be reused. An `.unavailable` reply breaks its
+    /// connection where it is read (`RedisConnection`); a `WAIT` shortfall leaves it usable.
+    var breaksConnection: Bool { kind == .connection || kind == .timeout || kind == .protocolError }
 }
 
 extension RedisError.Kind {

@@ -40,7 +40,7 @@ public final class RedisPool: Sendable {
         let connection = try checkOut()
         let result = Result { try body(connection) }
         if case .failure(let error as RedisError) = result, error.breaksConnection || connection.isBroken {
-            drop(connection, reason: connection.lastBreak ?? error.kind)
+            drop(connection, reason: connection.isBroken ? connection.lastBreak ?? error.kind : error.kind)
         } else if connection.isBroken {
             // A pipeline reply said the node cannot serve now; the caller throws it after we return.
             drop(connection, reason: connection.lastBreak ?? .connection)

@@ -88,6 +88,7 @@ struct RedisUnavailableAnswerTests {
         #expect(posted.status == 503, "\(posted.text)")
         #expect(posted.errorCode == "unavailable")
         #expect(posted.headers["Retry-After"] == "1")
+        #expect(app.context.store.pool.idleCount == 1, "a replica shortfall keeps the connection to the primary")
         let like = app.send("POST", "/api/streams/7/like", token: app.token("v", .viewer))
         #expect(like.status == 404, "a like on a stream with no preview writes nothing to wait for: \(like.text)")
     }
