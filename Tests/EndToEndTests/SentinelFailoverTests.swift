@@ -157,6 +157,10 @@ struct SentinelFailoverTests {
             let version = commits.filter { $0.stream == stream }.map(\.version).max() ?? 1
             #expect(item.previewVersion >= version, "stream \(stream): version \(item.previewVersion) < \(version)")
         }
+        // `sweep` shares the URL handling: it finds the new primary too.
+        let swept = try service.run(["sweep", "--redis", group.url, "--data-dir", service.dataDirectory])
+        #expect(swept.status == 0, "sweep through the sentinels: \(swept.stderr)")
+
         // The likes acknowledged last before the kill are the ones a lagging replica would lose.
         for like in likes.filter({ $0.at < killedAt }).suffix(20) {
             let token = craftedToken(
