@@ -14,7 +14,7 @@ struct SentinelFailoverTests {
         var finished: Double
         var status: Int
         var retryAfter: Bool
-        enum Kind: String, Sendable { case feed, like, commit }
+        enum Kind: String, Sendable { case feed, like, upload, put, commit }
     }
 
     /// What the load saw, shared by its threads.
@@ -32,11 +32,24 @@ struct SentinelFailoverTests {
             return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
 
-        func add(_ kind: Call.Kind, started: Double, reply: Reply) {
+        /// Makes one call and records it; one that got no answer is recorded with status 0.
+        func call(_ kind: Call.Kind, _ body: () throws -> Reply) -> Reply? {
+            let started = now
+            let reply = try? body()
             let call = Call(
-                kind: kind, started: started, finished: now, status: reply.status,
-                retryAfter: reply.headers["Retry-After"] != nil)
+                kind: kind, started: started, finished: now, status: reply?.status ?? 0,
+                retryAfter: reply?.headers["Retry-After"] != nil)
             calls.withLock { $0.append(call) }
+            return reply
+        }
+
+        /// A client for one load thread; failing to make one is recorded as a call that got no answer.
+        func client(_ service: ServiceProcess, _ kind: Call.Kind) -> APIClient? {
+            let client = try? APIClient(service)
+            if client == nil {
+                calls.withLock { $0.append(Call(kind: kind, started: 0, finished: 0, status: 0, retryAfter: false)) }
+            }
+            return client
         }
 
         /// Steady load: returns at `next` (then `interval` seconds later on the next call), so a worker sends
@@ -112,7 +125,7 @@ struct SentinelFailoverTests {
                 record.firstSuccess([.like], startedAfter: killedAt) != nil
                     && record.firstSuccess([.commit], startedAfter: killedAt) != nil
             }, "likes and commits succeed again")
-        let recovered = try #require(record.firstSuccess([.like, .commit], startedAfter: killedAt))
+        let recovered = try #require(record.firstSuccess([.like, .upload, .commit], startedAfter: killedAt))
         // A little more load on the new primary, then stop.
         let settle = record.now + 1
         _ = eventually(within: 5) { record.now > settle }
@@ -131,7 +144,8 @@ struct SentinelFailoverTests {
                 + "switch -> first write succeeded \(String(format: "%.2f", recovered.finished - switchedAt)) s; "
                 + "kill -> first write succeeded \(String(format: "%.2f", recovered.finished - killedAt)) s; "
                 + "503s \(unavailable.count) (like \(unavailable.filter { $0.kind == .like }.count), "
-                + "commit flow \(unavailable.filter { $0.kind == .commit }.count), "
+                + "upload \(unavailable.filter { $0.kind == .upload }.count), "
+                + "commit \(unavailable.filter { $0.kind == .commit }.count), "
                 + "feed \(unavailable.filter { $0.kind == .feed }.count)) between "
                 + "\(String(format: "%.2f", window.0 - killedAt)) s and \(String(format: "%.2f", window.1 - killedAt)) s "
                 + "after the kill; \(likes.count) likes and \(commits.count) commits acknowledged, "
@@ -172,7 +186,7 @@ struct SentinelFailoverTests {
 
     /// Each like by a new viewer, round robin over the streams.
     static func likeLoad(_ service: ServiceProcess, _ record: Record, worker: Int, secret: String) {
-        guard let api = try? APIClient(service) else { return }
+        guard let api = record.client(service, .like) else { return }
         var index = 0
         var next = record.now
         while record.running.load(ordering: .relaxed) {
@@ -182,56 +196,49 @@ struct SentinelFailoverTests {
             let stream = streams[index % streams.count]
             let token = craftedToken(
                 secret: secret, sub: viewer, role: .viewer, issuedAt: unixNow() - 5, expiresAt: unixNow() + 600)
-            let started = record.now
-            guard let reply = try? api.send("POST", "/api/streams/\(stream)/like", token: token) else { continue }
-            record.add(.like, started: started, reply: reply)
-            if reply.status == 200 { record.likes.withLock { $0.append((viewer, stream, record.now)) } }
+            let reply = record.call(.like) { try api.send("POST", "/api/streams/\(stream)/like", token: token) }
+            if reply?.status == 200 { record.likes.withLock { $0.append((viewer, stream, record.now)) } }
         }
     }
 
-    /// The uploader flow (post, two PUTs, commit) over the streams; a failed step ends the round.
+    /// The uploader flow (post, two PUTs, commit) over the streams; a step that fails ends the round.
     static func commitLoad(_ service: ServiceProcess, _ record: Record, token: String) {
-        guard let api = try? APIClient(service) else { return }
+        guard let api = record.client(service, .commit) else { return }
         let movie = TestMedia.mp4()
         let thumbnail = TestMedia.jpeg()
+        let request = { (stream: Int64) in
+            StreamPreviewPostRequest(
+                streamId: stream, movieBytes: Int64(movie.count), thumbnailBytes: Int64(thumbnail.count),
+                movieContentType: "video/mp4", thumbnailContentType: "image/jpeg")
+        }
         var index = 0
         var next = record.now
         while record.running.load(ordering: .relaxed) {
             record.pace(&next, interval: 0.05)
             index += 1
             let stream = streams[index % streams.count]
-            let started = record.now
-            guard
-                let posted = try? api.requestUpload(
-                    StreamPreviewPostRequest(
-                        streamId: stream, movieBytes: Int64(movie.count), thumbnailBytes: Int64(thumbnail.count),
-                        movieContentType: "video/mp4", thumbnailContentType: "image/jpeg"),
-                    token: token)
-            else { continue }
-            guard posted.status == 200, let issued = try? posted.json(StreamPreviewPostResponse.self) else {
-                record.add(.commit, started: started, reply: posted)
-                continue
-            }
-            guard (try? api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie))?.status == 200,
-                (try? api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail))?
+            guard let posted = record.call(.upload, { try api.requestUpload(request(stream), token: token) }),
+                posted.status == 200, let issued = try? posted.json(StreamPreviewPostResponse.self),
+                record.call(.put, { try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie) })?
                     .status == 200,
-                let committed = try? api.commit(streamId: stream, uploadId: issued.uploadId, token: token)
+                record.call(
+                    .put,
+                    { try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail) })?
+                    .status == 200,
+                let committed = record.call(
+                    .commit, { try api.commit(streamId: stream, uploadId: issued.uploadId, token: token) }),
+                committed.status == 200, let item = try? committed.json(FeedItem.self)
             else { continue }
-            record.add(.commit, started: started, reply: committed)
-            if committed.status == 200, let item = try? committed.json(FeedItem.self) {
-                record.commits.withLock { $0.append((stream, item.previewVersion, record.now)) }
-            }
+            record.commits.withLock { $0.append((stream, item.previewVersion, record.now)) }
         }
     }
 
     static func feedLoad(_ service: ServiceProcess, _ record: Record, token: String) {
-        guard let api = try? APIClient(service) else { return }
+        guard let api = record.client(service, .feed) else { return }
         var next = record.now
         while record.running.load(ordering: .relaxed) {
             record.pace(&next, interval: 0.01)
-            let started = record.now
-            guard let reply = try? api.feed(token: token) else { continue }
-            record.add(.feed, started: started, reply: reply)
+            _ = record.call(.feed) { try api.feed(token: token) }
         }
     }
 }
