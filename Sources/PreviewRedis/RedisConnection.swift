@@ -10,8 +10,10 @@ import CHiredis
 /// One blocking hiredis connection with connect and command timeouts; sends AUTH and SELECT on every (re)connect.
 ///
 /// Not thread-safe: one thread at a time, normally through `RedisPool`. After a connection, timeout or protocol
-/// error the hiredis context is freed and the connection is *broken*; the next call dials afresh (connect, timeouts,
-/// AUTH, SELECT) rather than `redisReconnect`, which would not re-apply timeouts. Failed commands are never retried.
+/// error, or an error reply saying the node cannot serve now (`RedisError.unavailableCodes`, such as `READONLY`
+/// from a demoted primary), the hiredis context is freed and the connection is *broken*; the next call dials afresh
+/// (connect, timeouts, AUTH, SELECT) rather than `redisReconnect`, which would not re-apply timeouts. Failed
+/// commands are never retried.
 ///
 /// hiredis writes with `write()`: the process must ignore SIGPIPE (`signal(SIGPIPE, SIG_IGN)` in `main`),
 /// or a write to a server that went away kills it.
@@ -21,10 +23,13 @@ public final class RedisConnection {
     private let commandTimeout: Double
     /// nil while broken.
     private var context: UnsafeMutablePointer<redisContext>?
+    /// Why the connection last broke; nil until it first does.
+    public private(set) var lastBreak: RedisError.Kind?
     private var scriptSHAs: [RedisScript: String] = [:]
 
     /// Connects at once (throws `.connection`/`.timeout`, or `.server` when AUTH or SELECT is refused).
-    /// Timeouts are in seconds; values below 1 ms are raised to 1 ms.
+    /// Timeouts are in seconds; values below 1 ms are raised to 1 ms. A `redis-sentinel://` endpoint names no
+    /// server to dial (`.invalidURL`): `RedisPool` looks its primary up and dials that.
     public init(endpoint: RedisEndpoint, connectTimeout: Double = 1, commandTimeout: Double = 2) throws {
         self.endpoint = endpoint
         self.connectTimeout = connectTimeout
@@ -40,7 +45,8 @@ public final class RedisConnection {
     public var isBroken: Bool { context == nil }
 
     /// Sends one command (binary safe) and waits for its reply.
-    /// An error reply is thrown as `RedisError(.server)` with the server's text.
+    /// An error reply is thrown as `RedisError.reply` with the server's text (`.server`, or `.unavailable`,
+    /// which also breaks the connection).
     public func command(_ args: [String]) throws -> RedisValue {
         try Self.checkNotEmpty(args)
         return try command(RESPRequest([args]))
@@ -58,10 +64,14 @@ public final class RedisConnection {
         do {
             reply = try Self.roundTrip(c, request, endpoint: endpoint)
         } catch {
-            markBroken()
+            markBroken((error as? RedisError)?.kind ?? .connection)
             throw error
         }
-        if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+        if case .error(let message) = reply {
+            let error = RedisError.reply(message)
+            if error.kind == .unavailable { markBroken(.unavailable) }
+            throw error
+        }
         return reply
     }
 
@@ -72,13 +82,14 @@ public final class RedisConnection {
         do {
             return try Self.readReply(c, endpoint: endpoint)
         } catch {
-            markBroken()
+            markBroken((error as? RedisError)?.kind ?? .connection)
             throw error
         }
     }
 
     /// Sends all commands in one write, then reads one reply per command, in order.
-    /// Error replies come back inline as `.error`; only connection-level failures throw.
+    /// Error replies come back inline as `.error`; only connection-level failures throw. A reply saying the node
+    /// cannot serve now (`RedisError.unavailableCodes`) breaks the connection once all replies are read.
     public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
         for command in commands { try Self.checkNotEmpty(command) }
         return try pipeline(RESPRequest(commands))
@@ -98,9 +109,10 @@ public final class RedisConnection {
             var replies: [RedisValue] = []
             replies.reserveCapacity(request.commandCount)
             for _ in 0..<request.commandCount { replies.append(try Self.readReply(c, endpoint: endpoint)) }
+            if replies.contains(where: \.isUnavailableError) { markBroken(.unavailable) }
             return replies
         } catch {
-            markBroken()
+            markBroken((error as? RedisError)?.kind ?? .connection)
             throw error
         }
     }
@@ -123,12 +135,12 @@ public final class RedisConnection {
     {
         let call = { (sha: String) in ["EVALSHA", sha, String(keys.count)] + keys + args }
         var replies = try pipeline(commands + [call(try scriptSHAs[script] ?? load(script))])
-        for case .error(let message) in replies.dropLast() { throw RedisError(kind: .server, message: message) }
+        for case .error(let message) in replies.dropLast() { throw RedisError.reply(message) }
         if case .error(let message) = replies[replies.count - 1], message.hasPrefix("NOSCRIPT") {
             replies = [try command(call(try load(script)))]
         }
         let reply = replies[replies.count - 1]
-        if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+        if case .error(let message) = reply { throw RedisError.reply(message) }
         return reply
     }
 
@@ -164,14 +176,20 @@ public final class RedisConnection {
 
     private func connectedContext() throws -> UnsafeMutablePointer<redisContext> {
         if let context { return context }
-        let fresh = try dial()
-        context = fresh
-        return fresh
+        do {
+            let fresh = try dial()
+            context = fresh
+            return fresh
+        } catch {
+            lastBreak = (error as? RedisError)?.kind ?? .connection
+            throw error
+        }
     }
 
-    private func markBroken() {
+    private func markBroken(_ reason: RedisError.Kind) {
         if let context { redisFree(context) }
         context = nil
+        lastBreak = reason
     }
 
     /// Connects, sets the command timeout, then AUTH and SELECT. Frees the context on any failure.
@@ -181,6 +199,9 @@ public final class RedisConnection {
         switch endpoint.address {
         case .tcp(let host, let port): dialled = redisConnectWithTimeout(host, Int32(clamping: port), connectTV)
         case .unix(let path): dialled = redisConnectUnixWithTimeout(path, connectTV)
+        case .sentinel:
+            throw RedisError(
+                kind: .invalidURL, message: "\(endpoint) names sentinels, not a server: connect through RedisPool")
         }
         let savedErrno = errno
         guard let c = dialled else {

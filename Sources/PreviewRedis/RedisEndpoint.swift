@@ -5,6 +5,22 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public enum Address: Sendable, Equatable {
         case tcp(host: String, port: Int)
         case unix(path: String)
+        /// The primary that these sentinels monitor under `master` (`SENTINEL get-master-addr-by-name`);
+        /// `RedisPool` looks it up, and again after a failover.
+        case sentinel(nodes: [SentinelNode], master: String)
+    }
+
+    /// One Redis Sentinel, reached over TCP.
+    public struct SentinelNode: Sendable, Equatable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        public var description: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
     }
 
     public var address: Address
@@ -28,6 +44,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         case .tcp(let host, let port):
             let hostText = host.contains(":") ? "[\(host)]" : host
             return "redis://\(credentials)\(hostText):\(port)/\(database)"
+        case .sentinel(let nodes, let master):
+            let hosts = nodes.map(\.description).joined(separator: ",")
+            return "redis-sentinel://\(credentials)\(hosts)/\(database)#\(master)"
         case .unix(let path):
             var query = ["db=\(database)"]
             if let username { query.append("username=\(username)") }
@@ -36,9 +55,11 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Parses `redis://[[user]:password@]host[:port][/db]` and `unix:///path/to/sock[?db=N&password=...&username=...]`.
+    /// Parses `redis://[[user]:password@]host[:port][/db]`, `unix:///path/to/sock[?db=N&password=...&username=...]`
+    /// and `redis-sentinel://[[user:]password@]host[:port][,host[:port]...][/db]#MASTER` (the form Lettuce reads).
     ///
-    /// User name and password may be percent-encoded. The port defaults to 6379, the database to 0.
+    /// User name, password and master name may be percent-encoded. The port defaults to 6379 (26379 for a
+    /// sentinel), the database to 0. A sentinel URL's credentials and database are those of the data nodes.
     /// `rediss://` is refused: hiredis 0.14 has no TLS.
     public static func parse(_ url: String) throws -> RedisEndpoint {
         func invalid(_ why: String) -> RedisError {
@@ -52,10 +73,13 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         if lower.hasPrefix("unix://") {
             return try parseUnix(String(url.dropFirst("unix://".count)), invalid: invalid)
         }
+        if lower.hasPrefix("redis-sentinel://") {
+            return try parseSentinel(String(url.dropFirst("redis-sentinel://".count)), invalid: invalid)
+        }
         if lower.hasPrefix("rediss://") {
             throw invalid("TLS (rediss://) is not supported (hiredis 0.14 has no TLS)")
         }
-        throw invalid("expected a URL starting with redis:// or unix://")
+        throw invalid("expected a URL starting with redis://, unix:// or redis-sentinel://")
     }
 
     private static func parseTCP(_ rest: String, invalid: (String) -> RedisError) throws -> RedisEndpoint {
@@ -83,6 +107,68 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             hostPart = hostPart[..<slash]
         }
 
+        let (host, port) = try hostAndPort(hostPart, defaultPort: 6379, invalid: invalid)
+
+        var database = 0
+        if !pathPart.isEmpty {
+            guard let value = Int(pathPart), value >= 0 else {
+                throw invalid("database must be a non-negative integer")
+            }
+            database = value
+        }
+        return RedisEndpoint(
+            address: .tcp(host: host, port: port), database: database, username: username, password: password)
+    }
+
+    private static func parseSentinel(_ rest: String, invalid: (String) -> RedisError) throws -> RedisEndpoint {
+        var username: String?
+        var password: String?
+        var remainder = Substring(rest)
+        // As in redis://, the last '@' ends the credentials; a lone word before it is the password.
+        if let at = rest.lastIndex(of: "@") {
+            let userinfo = rest[..<at]
+            remainder = rest[rest.index(after: at)...]
+            if let colon = userinfo.firstIndex(of: ":") {
+                let user = try percentDecoded(userinfo[..<colon], invalid: invalid)
+                username = user.isEmpty ? nil : user
+                password = try percentDecoded(userinfo[userinfo.index(after: colon)...], invalid: invalid)
+            } else {
+                password = try percentDecoded(userinfo, invalid: invalid)
+            }
+        }
+        guard let hash = remainder.firstIndex(of: "#") else {
+            throw invalid("the master name is missing (redis-sentinel://host:port#MASTER)")
+        }
+        let master = try percentDecoded(remainder[remainder.index(after: hash)...], invalid: invalid)
+        guard !master.isEmpty else { throw invalid("the master name after '#' is empty") }
+        var hostsPart = remainder[..<hash]
+        if hostsPart.contains("?") {
+            throw invalid("query parameters are not supported for redis-sentinel:// (put the db in the path)")
+        }
+        var database = 0
+        if let slash = hostsPart.firstIndex(of: "/") {
+            let pathPart = hostsPart[hostsPart.index(after: slash)...]
+            hostsPart = hostsPart[..<slash]
+            if !pathPart.isEmpty {
+                guard let value = Int(pathPart), value >= 0 else {
+                    throw invalid("database must be a non-negative integer")
+                }
+                database = value
+            }
+        }
+        let nodes = try hostsPart.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            let (host, port) = try hostAndPort(part, defaultPort: 26379, invalid: invalid)
+            return SentinelNode(host: host, port: port)
+        }
+        return RedisEndpoint(
+            address: .sentinel(nodes: nodes, master: master), database: database, username: username,
+            password: password)
+    }
+
+    /// `host`, `host:port`, `[v6]` or `[v6]:port`.
+    private static func hostAndPort(
+        _ hostPart: Substring, defaultPort: Int, invalid: (String) -> RedisError
+    ) throws -> (String, Int) {
         var host: Substring
         var portText: Substring?
         if hostPart.hasPrefix("[") {  // IPv6 literal: [::1]:6379
@@ -101,23 +187,14 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
         guard !host.isEmpty else { throw invalid("missing host") }
 
-        var port = 6379
+        var port = defaultPort
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
                 throw invalid("port must be a number from 1 to 65535")
             }
             port = value
         }
-
-        var database = 0
-        if !pathPart.isEmpty {
-            guard let value = Int(pathPart), value >= 0 else {
-                throw invalid("database must be a non-negative integer")
-            }
-            database = value
-        }
-        return RedisEndpoint(
-            address: .tcp(host: String(host), port: port), database: database, username: username, password: password)
+        return (String(host), port)
     }
 
     private static func parseUnix(_ rest: String, invalid: (String) -> RedisError) throws -> RedisEndpoint {

@@ -11,6 +11,10 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
         case protocolError
         /// The server answered with an error reply; `message` is its text verbatim (e.g. `WRONGTYPE ...`, `NOSCRIPT ...`).
         case server
+        /// The server answered that it cannot serve this now (`READONLY` from a demoted primary, `LOADING`,
+        /// `MASTERDOWN`, `TRYAGAIN`, `CLUSTERDOWN`), or too few replicas confirmed a write (`WAIT`): another
+        /// node, or this one a moment later, can. `message` is the reply verbatim.
+        case unavailable
     }
 
     public var kind: Kind
@@ -21,6 +25,22 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The error for an error reply: `.unavailable` when its code (the first word) is one of
+    /// `unavailableCodes`, else `.server`.
+    public static func reply(_ message: String) -> RedisError {
+        RedisError(kind: isUnavailableReply(message) ? .unavailable : .server, message: message)
+    }
+
+    /// Error codes meaning "not now, not here": the request did not run and can succeed on the
+    /// current primary, or after a failover, or once the data set is loaded.
+    public static let unavailableCodes: Set<Substring> = [
+        "READONLY", "LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN",
+    ]
+
+    static func isUnavailableReply(_ message: String) -> Bool {
+        unavailableCodes.contains(message.prefix { $0 != " " })
+    }
+
     public var description: String {
         switch kind {
         case .invalidURL: "invalid redis URL: \(message)"
@@ -28,9 +48,17 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
         case .timeout: "redis timeout: \(message)"
         case .protocolError: "redis protocol error: \(message)"
         case .server: "redis error reply: \(message)"
+        case .unavailable: "redis unavailable: \(message)"
         }
     }
 
-    /// True when the connection that produced this error must not be reused.
+    /// True when the connection that produced this error must not be reused. An `.unavailable` reply breaks its
+    /// connection where it is read (`RedisConnection`); a `WAIT` shortfall leaves it usable.
     var breaksConnection: Bool { kind == .connection || kind == .timeout || kind == .protocolError }
+}
+
+extension RedisError.Kind {
+    /// True when the server behind a connection that broke this way has most likely gone away or stepped
+    /// down, so the other idle connections to it are dropped too.
+    var suspectsServer: Bool { self == .connection || self == .unavailable }
 }

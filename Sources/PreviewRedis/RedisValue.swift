@@ -9,7 +9,7 @@ public enum RedisValue: Sendable, Equatable {
     /// Nil bulk string or nil array.
     case null
     /// Error reply. Only seen inside pipeline results and arrays (EXEC, scripts);
-    /// a top-level error reply is thrown by `RedisConnection.command` as `RedisError(.server)`.
+    /// a top-level error reply is thrown by `RedisConnection.command` as `RedisError.reply`.
     case error(String)
 }
 
@@ -47,4 +47,10 @@ extension RedisValue {
     }
 
     public var isNull: Bool { self == .null }
+
+    /// An error reply whose code says the node cannot serve now (`RedisError.unavailableCodes`).
+    var isUnavailableError: Bool {
+        if case .error(let message) = self { return RedisError.isUnavailableReply(message) }
+        return false
+    }
 }

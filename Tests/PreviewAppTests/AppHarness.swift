@@ -22,7 +22,8 @@ final class AppHarness {
 
     init(
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
-        failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings()
+        failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
+        replicaWait: ReplicaWait = ReplicaWait()
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -31,7 +32,8 @@ final class AppHarness {
             root: directory + "/objects", publicBaseURL: publicBaseURL, secret: "storage-secret", grid: ExpiryGrid(),
             crypto: crypto)
         try local.setBaseURL("http://127.0.0.1:9")
-        let store = PreviewStore(pool: redis.pool(), keys: RedisKeys(prefix: "t"), failpoints: failpoints)
+        let store = PreviewStore(
+            pool: redis.pool(), keys: RedisKeys(prefix: "t"), replicaWait: replicaWait, failpoints: failpoints)
         let clock = self.clock
         context = AppContext(
             store: store, storage: local, localStore: local, policy: policy, fastStart: fastStart,

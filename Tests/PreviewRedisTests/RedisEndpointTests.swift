@@ -36,6 +36,25 @@ struct RedisEndpointTests {
         Case(
             url: "unix:///tmp/r.sock?username=u&password=p",
             expected: RedisEndpoint(address: .unix(path: "/tmp/r.sock"), username: "u", password: "p")),
+        Case(
+            url: "redis-sentinel://10.0.0.1:26380,10.0.0.2,[::1]:5000#mymaster",
+            expected: RedisEndpoint(
+                address: .sentinel(
+                    nodes: [
+                        .init(host: "10.0.0.1", port: 26380), .init(host: "10.0.0.2", port: 26379),
+                        .init(host: "::1", port: 5000),
+                    ], master: "mymaster"))),
+        Case(
+            url: "redis-sentinel://s3cret@s1:1,s2:2/3#cache%20one",
+            expected: RedisEndpoint(
+                address: .sentinel(
+                    nodes: [.init(host: "s1", port: 1), .init(host: "s2", port: 2)], master: "cache one"),
+                database: 3, password: "s3cret")),
+        Case(
+            url: "REDIS-SENTINEL://app:p#w@s#m",
+            expected: RedisEndpoint(
+                address: .sentinel(nodes: [.init(host: "s", port: 26379)], master: "m"), username: "app",
+                password: "p#w")),
     ]
 
     @Test("a valid URL parses into its endpoint", arguments: valid)
@@ -63,6 +82,12 @@ struct RedisEndpointTests {
         ("unix:///tmp/r.sock?db=two", "db"),
         ("unix:///tmp/r.sock?timeout=1", "unknown query parameter 'timeout'"),
         ("unix:///tmp/r.sock?username=u", "without password"),
+        ("redis-sentinel://s1:26379", "master name is missing"),
+        ("redis-sentinel://s1:26379#", "master name after '#' is empty"),
+        ("redis-sentinel://s1,,s2#m", "missing host"),
+        ("redis-sentinel://s1:0#m", "port"),
+        ("redis-sentinel://s1/x#m", "database"),
+        ("redis-sentinel://s1?db=1#m", "query"),
     ]
 
     @Test("an invalid URL throws invalidURL saying what is wrong", arguments: invalid)
@@ -80,5 +105,8 @@ struct RedisEndpointTests {
         #expect(unixError?.message.contains("hunter2") == false)
         #expect(try !RedisEndpoint.parse("redis://u:hunter2@h/1").description.contains("hunter2"))
         #expect(try !RedisEndpoint.parse("unix:///s?password=hunter2").description.contains("hunter2"))
+        #expect(try !RedisEndpoint.parse("redis-sentinel://hunter2@s#m").description.contains("hunter2"))
+        let sentinelError = #expect(throws: RedisError.self) { try RedisEndpoint.parse("redis-sentinel://hunter2@s") }
+        #expect(sentinelError?.message.contains("hunter2") == false)
     }
 }

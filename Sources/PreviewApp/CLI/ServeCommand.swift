@@ -40,7 +40,10 @@ enum ServeCommand {
 
         // Every HTTP thread and worker may hold a Redis connection at once.
         let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + options.workerThreads + 2)
-        let store = PreviewStore(pool: pool, keys: RedisKeys(prefix: options.keyPrefix))
+        let store = PreviewStore(
+            pool: pool, keys: RedisKeys(prefix: options.keyPrefix),
+            replicaWait: ReplicaWait(
+                replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds))
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
@@ -60,7 +63,7 @@ enum ServeCommand {
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
 
         let changes = FeedChangeListener(
-            store: store, endpoint: endpoint, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+            store: store, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
         changes.start()
         defer { changes.stop() }
 

@@ -5,9 +5,13 @@ public struct ServeOptions: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port: UInt16 = 8080
     public var dataDirectory = "./.streampreview"
-    /// An existing Redis (`redis://host:port/db`, `unix:///path`); nil starts our own.
+    /// An existing Redis (`redis://host:port/db`, `unix:///path`, `redis-sentinel://hosts/db#MASTER`); nil
+    /// starts our own.
     public var redisURL: String?
     public var redisServer = "redis-server"
+    /// Replicas that must confirm each acknowledged write (`WAIT`); 0 is off.
+    public var redisWaitReplicas = 0
+    public var redisWaitTimeoutMilliseconds = 1000
     /// The base URL clients use to reach this server (for local-store URLs); nil = http://host:port.
     public var publicURL: String?
     /// A public/CDN base URL objects are readable at without a signature; nil = signed GET URLs.
@@ -55,10 +59,20 @@ public struct ServeOptions: Sendable, Equatable {
                 help: "embedded Redis, objects and secrets (default ./.streampreview)"),
             OptionSpec(
                 flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
-                help: "use this Redis (redis://host:port/db or unix:///path) instead of starting one"),
+                help:
+                    "use this Redis (redis://host:port/db, unix:///path, or redis-sentinel://[password@]host:port[,host:port...][/db]#MASTER) instead of starting one"
+            ),
             OptionSpec(
                 flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER",
                 help: "redis-server executable for the embedded Redis (default redis-server)"),
+            OptionSpec(
+                flag: "redis-wait-replicas", environment: "STREAMPREVIEW_REDIS_WAIT_REPLICAS",
+                help:
+                    "replicas that must confirm each upload record, commit, end of stream and like (Redis WAIT) before it is answered; fewer in time is 503 (default 0, off)"
+            ),
+            OptionSpec(
+                flag: "redis-wait-timeout", environment: "STREAMPREVIEW_REDIS_WAIT_TIMEOUT",
+                help: "milliseconds WAIT waits for --redis-wait-replicas (default 1000)"),
             OptionSpec(
                 flag: "public-url", environment: "STREAMPREVIEW_PUBLIC_URL",
                 help: "base URL clients reach this server at (default http://HOST:PORT)"),
@@ -158,6 +172,9 @@ public struct ServeOptions: Sendable, Equatable {
         if let dir = options.string("data-dir") { serve.dataDirectory = dir }
         serve.redisURL = options.string("redis")
         if let path = options.string("redis-server") { serve.redisServer = path }
+        serve.redisWaitReplicas = Int(try options.int64("redis-wait-replicas", default: 0, range: 0...64))
+        serve.redisWaitTimeoutMilliseconds = Int(
+            try options.int64("redis-wait-timeout", default: 1000, range: 1...60_000))
         serve.publicURL = try options.string("public-url").map { url throws(UsageError) in
             try baseURL(url, flag: "public-url")
         }

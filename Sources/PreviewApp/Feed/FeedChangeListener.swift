@@ -11,7 +11,6 @@ import Synchronization
 /// messages may have been missed meanwhile.
 final class FeedChangeListener: Sendable {
     private let store: PreviewStore
-    private let endpoint: RedisEndpoint
     private let cache: FeedSnapshotCache
     private let nowMilliseconds: @Sendable () -> Int64
     private let stopped = Mutex(false)
@@ -20,11 +19,9 @@ final class FeedChangeListener: Sendable {
     static let idleSeconds = 30.0
 
     init(
-        store: PreviewStore, endpoint: RedisEndpoint, cache: FeedSnapshotCache,
-        nowMilliseconds: @escaping @Sendable () -> Int64
+        store: PreviewStore, cache: FeedSnapshotCache, nowMilliseconds: @escaping @Sendable () -> Int64
     ) {
         self.store = store
-        self.endpoint = endpoint
         self.cache = cache
         self.nowMilliseconds = nowMilliseconds
     }
@@ -43,7 +40,8 @@ final class FeedChangeListener: Sendable {
         var failures = 0
         while !stopped.withLock({ $0 }) {
             do {
-                let connection = try RedisConnection(endpoint: endpoint, commandTimeout: Self.idleSeconds)
+                // The pool's server: with Sentinel, the current primary, found again after a failover.
+                let connection = try store.pool.dedicatedConnection(commandTimeout: Self.idleSeconds)
                 _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges])
                 if failures > 0 { Log.info("feed_changes_resubscribed", [:]) }
                 failures = 0

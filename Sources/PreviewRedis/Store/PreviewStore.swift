@@ -6,6 +6,8 @@ public import PreviewCore
 public final class PreviewStore: Sendable {
     public let pool: RedisPool
     public let keys: RedisKeys
+    /// Replicas that must confirm each write the API acknowledges before it does.
+    public let replicaWait: ReplicaWait
     let failpoints: Failpoints
     /// Names this process in the feed changes it announces (random per store).
     public let origin = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
@@ -21,9 +23,13 @@ public final class PreviewStore: Sendable {
         }
     }
 
-    public init(pool: RedisPool, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
+    public init(
+        pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
+        failpoints: Failpoints = Failpoints()
+    ) {
         self.pool = pool
         self.keys = keys
+        self.replicaWait = replicaWait
         self.failpoints = failpoints
     }
 
@@ -57,10 +63,12 @@ public final class PreviewStore: Sendable {
         ]
         for (field, value) in upload.fields { args += [field, value] }
         let reply = try pool.withConnection { connection in
-            try connection.eval(
+            let reply = try connection.eval(
                 PreviewScripts.recordUpload,
                 keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args,
                 after: enqueueCommands([(id, upload.commitDeadline + 1)], now: now))
+            try replicaWait.confirm(on: connection)
+            return reply
         }
         guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
         else {
@@ -123,13 +131,15 @@ public final class PreviewStore: Sendable {
                 ["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)]
             ]
         let reply = try pool.withConnection { connection in
-            try connection.eval(
+            let reply = try connection.eval(
                 PreviewScripts.publish,
                 keys: [
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
                 ],
                 args: args, after: before)
+            try replicaWait.confirm(on: connection)
+            return reply
         }
         guard let parts = reply.array, parts.count == 3, let status = parts[0].string, let likes = parts[1].int else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the publish script")
@@ -159,7 +169,7 @@ public final class PreviewStore: Sendable {
         streamId: Int64, retireUntil: Int64, keepAfterEnd: Int64, now: Int64, onlyIfExpiredAt: Int64? = nil
     ) throws -> Int64? {
         let removed = try pool.withConnection { connection in
-            try connection.eval(
+            let removed = try connection.eval(
                 PreviewScripts.retire,
                 keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
                 args: [
@@ -167,6 +177,8 @@ public final class PreviewStore: Sendable {
                     keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
                 ],
                 after: enqueueCommands([(streamId, retireUntil)], now: now))
+            try replicaWait.confirm(on: connection)
+            return removed
         }
         try unindexIfGone(streamId: streamId)
         guard let version = removed.int, version > 0 else { return nil }
@@ -252,22 +264,26 @@ public final class PreviewStore: Sendable {
         likes: Int64, viewerLikes: Int
     )? {
         let count = try pool.withConnection { connection in
-            try connection.eval(
+            let count = try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
                 args: [
                     subject, like ? "1" : "0", String(now), keys.feedChanges,
                     FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),
                 ])
+            if let likes = count.int, likes >= 0 { try replicaWait.confirm(on: connection) }  // else nothing written
+            return count
         }
         guard let likes = count.int, likes >= 0 else { return nil }
         let replies = try pool.withConnection { connection in
-            try connection.pipeline([
+            let replies = try connection.pipeline([
                 [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
                 ["EXPIRE", keys.liked(subject), String(ttl)],
                 ["SCARD", keys.liked(subject)],
             ])
+            try Self.check(replies)
+            try replicaWait.confirm(on: connection)
+            return replies
         }
-        try Self.check(replies)
         return (likes, Int(replies[2].int ?? 0))
     }
 
@@ -330,7 +346,7 @@ public final class PreviewStore: Sendable {
     /// Throws the first error reply of a pipeline.
     static func check(_ replies: [RedisValue]) throws {
         for case .error(let message) in replies {
-            throw RedisError(kind: .server, message: message)
+            throw RedisError.reply(message)
         }
     }
 }
