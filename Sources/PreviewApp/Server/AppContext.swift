@@ -19,6 +19,8 @@ struct AppContext: Sendable {
     let seenTTL: Int64
     let publicBaseURL: String?
     let nowMilliseconds: @Sendable () -> Int64
+    /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
+    var metrics = AppMetrics()
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

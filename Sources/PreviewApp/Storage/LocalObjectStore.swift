@@ -21,8 +21,14 @@ final class LocalObjectStore: ObjectStorage {
     /// The signer for the server's base URL, known only once the server has its port.
     private let signer: Mutex<LocalStoreSigner>
     private let signedURLs: SignedURLCache
+    /// Where inspect, read and delete are timed and their failures counted, when metrics are on.
+    let metrics: CallMetrics?
 
-    init(root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives) throws {
+    init(
+        root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives,
+        metrics: CallMetrics? = nil
+    ) throws {
+        self.metrics = metrics
         self.root = root
         self.publicBaseURL = publicBaseURL
         self.grid = grid
@@ -122,7 +128,7 @@ final class LocalObjectStore: ObjectStorage {
         }
     }
 
-    func inspect(key: String, prefixLength: Int) throws -> ObjectInfo? {
+    func inspectFile(key: String, prefixLength: Int) throws -> ObjectInfo? {
         guard let handle = try openForReading(key) else { return nil }
         defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
         let size = Int64(try handle.seekToEnd())
@@ -131,7 +137,7 @@ final class LocalObjectStore: ObjectStorage {
         return ObjectInfo(size: size, contentType: storedContentType(key), prefix: prefix)
     }
 
-    func read(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
+    func readFile(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
         guard offset >= 0, length >= 0 else { throw StorageError("a read needs a non-negative offset and length") }
         guard let handle = try openForReading(key) else { return nil }
         defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
@@ -146,7 +152,7 @@ final class LocalObjectStore: ObjectStorage {
         (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func delete(key: String) throws {
+    func deleteFile(key: String) throws {
         guard let path = dataPath(key) else { return }
         for file in [path, metaPath(key)] where unlink(file) != 0 && errno != ENOENT {
             throw StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
