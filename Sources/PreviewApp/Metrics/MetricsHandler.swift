@@ -1,9 +1,9 @@
 import PreviewCore
 
 /// `GET /metrics`: every metric of the process in the Prometheus text format. What lives in
-/// Redis (live streams, pending uploads, the sweeper's backlog) is read at scrape time; when
-/// Redis does not answer, those gauges are left out of that scrape and the Redis error counters
-/// show why.
+/// Redis (live streams, pending uploads, the sweeper's backlog) is read at scrape time, in a
+/// few round trips; when Redis does not answer, those gauges are left out of that scrape and
+/// the Redis error counters show why.
 struct MetricsHandler: Sendable {
     let context: AppContext
 
@@ -28,7 +28,8 @@ struct MetricsHandler: Sendable {
         }
         context.store.pool.metrics.render(into: &text)
         metrics.storage.render(
-            into: &text, name: "streampreview_storage_call", label: "operation", subject: "object store")
+            into: &text, latency: "streampreview_storage_call_duration_seconds",
+            errors: "streampreview_storage_errors_total", label: "operation", subject: "object store")
         metrics.sweeper.render(into: &text)
         renderRedisGauges(into: &text)
         return text.text
@@ -39,16 +40,17 @@ struct MetricsHandler: Sendable {
         if let snapshot = try? context.feedCache.snapshot(nowMilliseconds: nowMilliseconds) {
             text.family("streampreview_live_streams", .gauge, help: "Streams in the feed snapshot this process serves.")
             text.sample("streampreview_live_streams", Int64(snapshot.count))
-            if let pending = try? context.store.pendingUploadCount(
-                streamIds: snapshot.streamIds, now: nowMilliseconds / 1000)
-            {
-                text.family(
-                    "streampreview_pending_uploads", .gauge,
-                    help: "Uploads issued and not committed, commit deadline not passed, of the live streams.")
-                text.sample("streampreview_pending_uploads", pending)
-            }
         }
-        if let backlog = try? context.store.sweepBacklog(now: nowMilliseconds / 1000) {
+        // An upload is pending at most this long after it was issued.
+        let pendingFor = context.policy.uploadURLTTL + context.policy.commitWindow
+        let now = nowMilliseconds / 1000
+        if let pending = try? context.store.pendingUploadCount(now: now, touchedSince: now - pendingFor) {
+            text.family(
+                "streampreview_pending_uploads", .gauge,
+                help: "Uploads issued and not committed whose commit deadline is not past (up to 10000 streams).")
+            text.sample("streampreview_pending_uploads", pending)
+        }
+        if let backlog = try? context.store.sweepBacklog(now: now) {
             text.family("streampreview_sweeper_queued_streams", .gauge, help: "Streams in the sweeper's queue.")
             text.sample("streampreview_sweeper_queued_streams", backlog.queued)
             text.family(

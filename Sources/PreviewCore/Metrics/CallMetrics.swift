@@ -38,15 +38,17 @@ public final class CallMetrics: Sendable {
         operations.firstIndex(of: operation).map { failures[$0].value } ?? 0
     }
 
-    /// `<name>_duration_seconds{label}` (a histogram) and `<name>_errors_total{label}`.
-    public func render(into text: inout PrometheusText, name: String, label: String, subject: String) {
-        text.family(name + "_duration_seconds", .histogram, help: "Latency of \(subject) calls, by \(label).")
+    /// The histogram `latency{label}` and the counter `errors{label}`.
+    public func render(
+        into text: inout PrometheusText, latency: String, errors: String, label: String, subject: String
+    ) {
+        text.family(latency, .histogram, help: "Latency of \(subject) calls, by \(label).")
         for (slot, operation) in operations.enumerated() where latencies[slot].count > 0 {
-            text.histogram(name + "_duration_seconds", labels: [(label, operation)], latencies[slot])
+            text.histogram(latency, labels: [(label, operation)], latencies[slot])
         }
-        text.family(name + "_errors_total", .counter, help: "Failed \(subject) calls, by \(label).")
+        text.family(errors, .counter, help: "Failed \(subject) calls, by \(label).")
         for (slot, operation) in operations.enumerated() {
-            text.sample(name + "_errors_total", labels: [(label, operation)], failures[slot].value)
+            text.sample(errors, labels: [(label, operation)], failures[slot].value)
         }
     }
 }
