@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     /// One atomic load: cheap enough for every scrape.
     public var openConnections: Int { connections.open.load(ordering: .relaxed) }
 
-    /// Stops accepting, lets in-flight requests finish (up to `MHDDaemon.drainTimeout`),
+    /// Stops accepting, lets in-flight requests finish (up to `shutdownTimeoutSeconds`),
     /// closes every connection and frees the daemon. Idempotent.
     public func stop() {
         daemon.withLock { daemon in

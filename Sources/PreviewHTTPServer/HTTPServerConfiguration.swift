@@ -30,6 +30,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// cleared at each request: 16 KiB holds the longest bearer token (8 KiB) with room to spare,
     /// and 1,000 connections in 16 MiB.
     public var connectionMemoryLimit: Int = 16 * 1024
+    /// Seconds `HTTPServer.stop()` waits for requests in progress to be answered before it
+    /// closes every connection.
+    public var shutdownTimeoutSeconds: Int = 10
 
     public init() {}
 }

@@ -8,10 +8,9 @@ import Synchronization
 
 /// Owns one running libmicrohttpd daemon; stopped by `stop()` or at deinit.
 final class MHDDaemon {
-    /// How long `stop()` waits for requests already being handled to be answered.
-    static let drainTimeout: Duration = .seconds(10)
-
     let port: UInt16
+    /// How long `stop()` waits for requests already being handled to be answered.
+    private let drainTimeout: Duration
     private var handle: OpaquePointer?
     /// Reached by the C callbacks through an unretained pointer; kept alive by this object
     /// until MHD_stop_daemon has returned.
@@ -81,12 +80,14 @@ final class MHDDaemon {
         }
         self.handle = started
         self.context = context
+        self.drainTimeout = .seconds(max(0, configuration.shutdownTimeoutSeconds))
         self.port = CShims_mhd_bound_port(started)
     }
 
     deinit { stop() }
 
-    /// Quiesces the listener, waits for in-flight requests (bounded by `drainTimeout`), joins
+    /// Quiesces the listener, waits for in-flight requests (bounded by the configuration's
+    /// `shutdownTimeoutSeconds`), joins
     /// the responder workers (each resumes its connection before finishing, so none stays
     /// suspended, which MHD_stop_daemon does not allow), then stops the daemon, which closes
     /// idle keep-alive connections, and last the watchdog, which has forgotten them all.
@@ -94,7 +95,12 @@ final class MHDDaemon {
         guard let handle else { return }
         self.handle = nil
         let listener = MHD_quiesce_daemon(handle)
-        let deadline = ContinuousClock.now + Self.drainTimeout
+        // MHD no longer accepts, but the socket stays open until MHD_stop_daemon (a thread may
+        // still hold it), so the kernel would go on completing handshakes into the backlog;
+        // shutting it down makes new connections fail at once (Linux resets them), so a
+        // client or load balancer retries elsewhere instead of waiting.
+        if listener >= 0 { _ = shutdown(listener, Int32(SHUT_RDWR)) }  // ignored: the socket closes below anyway
+        let deadline = ContinuousClock.now + drainTimeout
         while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }

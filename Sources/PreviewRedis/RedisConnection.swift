@@ -65,6 +65,18 @@ public final class RedisConnection {
         return reply
     }
 
+    /// Waits for the next message pushed on this connection (after SUBSCRIBE), up to the
+    /// command timeout; a timeout breaks the connection, like any other.
+    public func receive() throws -> RedisValue {
+        let c = try connectedContext()
+        do {
+            return try Self.readReply(c, endpoint: endpoint)
+        } catch {
+            markBroken()
+            throw error
+        }
+    }
+
     /// Sends all commands in one write, then reads one reply per command, in order.
     /// Error replies come back inline as `.error`; only connection-level failures throw.
     public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {

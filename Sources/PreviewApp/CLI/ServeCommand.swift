@@ -60,6 +60,11 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
 
+        let changes = FeedChangeListener(
+            store: store, endpoint: endpoint, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+        changes.start()
+        defer { changes.stop() }
+
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
         configuration.port = options.port
@@ -68,16 +73,18 @@ enum ServeCommand {
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
+        configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
+        // Started first, so it is stopped last: scrapes work while the main port drains.
+        let metricsServer = try options.metricsListen.map { address in
+            try startMetricsServer(address, configuration: configuration, context: context)
+        }
+        defer { metricsServer?.server.stop() }
         let server = HTTPServer(
             configuration: configuration,
             responder: Router(context: context, servesMetrics: options.metricsListen == nil))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
         defer { server.stop() }
-        let metricsServer = try options.metricsListen.map { address in
-            try startMetricsServer(address, configuration: configuration, context: context)
-        }
-        defer { metricsServer?.server.stop() }
         metrics.countConnections { server.openConnections + (metricsServer?.server.openConnections ?? 0) }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
@@ -111,6 +118,16 @@ enum ServeCommand {
             ])
         let reason = signals.wait(whileAlive: embeddedRedis)
         Log.info("stopping", ["reason": reason.description])
+        if case .signal = reason {
+            // Readiness turns 503 at once; the listener closes after the delay, then the
+            // deferred stops run: the sweeper finishes its batch, in-flight requests get
+            // --shutdown-timeout, then Redis stops.
+            context.lifecycle.startDraining()
+            Log.info(
+                "draining",
+                ["delay_seconds": String(options.drainDelay), "shutdown_timeout": String(options.shutdownTimeout)])
+            _ = signals.wait(seconds: options.drainDelay, whileAlive: embeddedRedis)
+        }
         // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
         return reason == .redisExited ? .unavailable : .ok
     }

@@ -28,6 +28,10 @@ public struct ServeOptions: Sendable, Equatable {
     /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
     public var idleTimeout: Int64 = 30
     public var sweepInterval: Int64 = 30
+    /// Seconds between SIGTERM (readiness turns 503) and closing the listener.
+    public var drainDelay: Int64 = 0
+    /// Seconds in-flight requests get to finish once the listener is closed.
+    public var shutdownTimeout: Int64 = 25
     /// How long replaced and ended objects stay fetchable before they are deleted.
     public var graceSeconds: Int64 = ExpiryGrid().lifetime
     public var keyPrefix = "sp"
@@ -113,6 +117,21 @@ public struct ServeOptions: Sendable, Equatable {
                     "seconds between the sweeper's runs in this process (each drains what is due; one sweeper acts at a time); 0 turns it off (default 30)"
             ),
             OptionSpec(
+                flag: "feed-max-age-ms", environment: "STREAMPREVIEW_FEED_MAX_AGE_MS",
+                help:
+                    "milliseconds the shared feed snapshot is answered from before the live list is read again; changes made here or announced by other replicas apply at once (default 1000)"
+            ),
+            OptionSpec(
+                flag: "drain-delay", environment: "STREAMPREVIEW_DRAIN_DELAY",
+                help:
+                    "seconds between SIGTERM, which turns /readyz 503, and closing the listener, so a load balancer stops sending first; a second signal skips it (default 0)"
+            ),
+            OptionSpec(
+                flag: "shutdown-timeout", environment: "STREAMPREVIEW_SHUTDOWN_TIMEOUT",
+                help:
+                    "seconds requests in progress get to finish once the listener is closed; then every connection is closed and serve exits 0 (default 25)"
+            ),
+            OptionSpec(
                 flag: "metrics-listen", environment: "STREAMPREVIEW_METRICS_LISTEN",
                 help:
                     "serve GET /metrics on this HOST:PORT only (port 0 picks one) instead of on the main port (default: the main port)"
@@ -177,6 +196,10 @@ public struct ServeOptions: Sendable, Equatable {
         serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)
         serve.idleTimeout = try options.int64("idle-timeout", default: serve.idleTimeout, range: 1...86400)
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
+        serve.feedCacheMilliseconds = try options.int64(
+            "feed-max-age-ms", default: serve.feedCacheMilliseconds, range: 1...3_600_000)
+        serve.drainDelay = try options.int64("drain-delay", default: serve.drainDelay, range: 0...3600)
+        serve.shutdownTimeout = try options.int64("shutdown-timeout", default: serve.shutdownTimeout, range: 0...3600)
         serve.policy.commitWindow = try commitWindow(options)
         serve.graceSeconds = try grace(options)
         serve.keyPrefix = try keyPrefix(options)

@@ -46,7 +46,7 @@ enum SweepCommand {
         case .storeUnreachable:
             throw AppError(
                 "the object store is unreachable; \(report.failures) delete(s) stay queued", exitCode: .unavailable)
-        case .leaseLost, .timeUp:
+        case .leaseLost, .timeUp, .stopped:
             return .tempFailure
         case .drained, .leaseHeld:
             return report.failures > 0 ? .tempFailure : .ok

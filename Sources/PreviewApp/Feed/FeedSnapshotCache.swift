@@ -27,6 +27,8 @@ final class FeedSnapshotCache: Sendable {
     private let current = Mutex<FeedSnapshot?>(nil)
     /// Serialises everything that replaces `current`.
     private let writer = Mutex(Writer())
+    /// Set by `expire()`: the snapshot is reloaded at the next read however recent it is.
+    private let expired = Atomic<Bool>(false)
 
     init(store: PreviewStore, maxAgeMilliseconds: Int64, grid: ExpiryGrid, render: @escaping Render) {
         self.store = store
@@ -39,7 +41,9 @@ final class FeedSnapshotCache: Sendable {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
         let cached = current.withLock { $0 }
         let age = cached.map { nowMilliseconds - $0.loadedAtMilliseconds } ?? .max
-        if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds { return cached }
+        if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds, !expired.load(ordering: .relaxed) {
+            return cached
+        }
         let mayLoad = writer.withLock { writer in
             guard !writer.loading else { return false }
             writer.loading = true
@@ -94,6 +98,7 @@ final class FeedSnapshotCache: Sendable {
                 if let patched = built.applying(patch) { built = patched } else { keep = false }
             }
             current.withLock { $0 = keep ? built : nil }
+            if keep { expired.store(false, ordering: .relaxed) }
             return built
         }
     }
@@ -127,6 +132,15 @@ final class FeedSnapshotCache: Sendable {
             guard let snapshot = current.withLock({ $0 }) else { return }
             let patched = snapshot.applying(patch)
             current.withLock { $0 = patched }
+        }
+    }
+
+    /// Marks the snapshot as due for a reload (changes may have been missed): the next read
+    /// answers from it once more and reloads off the request path.
+    func expire() {
+        writer.withLock { writer in
+            if writer.loading { writer.loadIsStale = true }
+            expired.store(true, ordering: .relaxed)
         }
     }
 

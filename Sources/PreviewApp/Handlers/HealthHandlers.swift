@@ -1,21 +1,35 @@
 import PreviewCore
 
-/// `GET /healthz` (the process answers) and `GET /readyz` (and Redis answers too).
+/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, and Redis and a
+/// bucket answer too).
 struct HealthHandlers: Sendable {
     let context: AppContext
 
     func health() -> HTTPResponse { status("ok", 200) }
 
+    /// 503 while draining, or when Redis or (for a bucket) the object store does not answer.
     func ready() -> HTTPResponse {
+        if context.lifecycle.isDraining { return notReady("draining") }
         do {
             try context.store.ping()
-            return status("ready", 200)
         } catch {
             Log.warn("not_ready", ["reason": "\(error)"])
-            var response = status("redis unavailable", 503)
-            response.headers.add("Retry-After", "1")
-            return response
+            return notReady("redis unavailable")
         }
+        if context.localStore == nil,
+            let failure = context.storageReadiness.failure(
+                of: context.storage, nowMilliseconds: context.nowMilliseconds())
+        {
+            Log.warn("not_ready", ["reason": failure])
+            return notReady("object store unavailable")
+        }
+        return status("ready", 200)
+    }
+
+    private func notReady(_ text: String) -> HTTPResponse {
+        var response = status(text, 503)
+        response.headers.add("Retry-After", "1")
+        return response
     }
 
     private func status(_ text: String, _ code: Int) -> HTTPResponse {

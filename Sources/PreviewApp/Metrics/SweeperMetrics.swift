@@ -3,7 +3,7 @@ import PreviewCore
 /// What the in-process sweeper did, recorded from each run's `Sweeper.Report`.
 final class SweeperMetrics: Sendable {
     /// `stop` label values: the report's reasons, then `error` (the run threw).
-    static let outcomes = ["drained", "lease_held", "lease_lost", "time_up", "store_unreachable", "error"]
+    static let outcomes = ["drained", "lease_held", "lease_lost", "time_up", "store_unreachable", "stopped", "error"]
     private let runs = SweeperMetrics.outcomes.map { _ in MetricCounter() }
     let previewsRemoved = MetricCounter()
     let objectsDeleted = MetricCounter()

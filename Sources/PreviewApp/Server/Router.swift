@@ -100,6 +100,8 @@ struct Router: HTTPResponder {
             response = errorResponse(error, requestId: requestId, for: request)
         }
         response.headers.add("X-Request-Id", requestId)
+        // Draining: clients reconnect, and a load balancer sends them to another replica.
+        if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
         return finished(
             response, for: request, label: Self.label(route, method: request.method), requestId: requestId,
             started: started)

@@ -33,6 +33,8 @@ struct Sweeper: Sendable {
             case timeUp = "time_up"
             /// Every delete of a batch found the store unreachable.
             case storeUnreachable = "store_unreachable"
+            /// The process is shutting down.
+            case stopped
         }
 
         /// `swept previews=N objects=M kept=K failed=F seconds=S`.
@@ -45,14 +47,15 @@ struct Sweeper: Sendable {
         var didWork: Bool { previewsRemoved + objectsDeleted + objectsKept + failures > 0 }
     }
 
-    /// Drains what is due at `now()` until nothing is, or `maxSeconds` pass.
-    /// Throws `RedisError` when Redis fails; what was done stays done.
-    func drain(maxSeconds: Double, now: () -> Int64) throws -> Report {
+    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass or `shouldStop()`
+    /// says so (checked between batches). Throws `RedisError` when Redis fails; what was done
+    /// stays done.
+    func drain(maxSeconds: Double, now: () -> Int64, shouldStop: () -> Bool = { false }) throws -> Report {
         let started = ContinuousClock.now
         var report = Report()
-        defer { report.seconds = Self.seconds(since: started) }
         guard let token = try store.acquireSweepLease(milliseconds: settings.leaseMilliseconds) else {
             report.stop = .leaseHeld
+            report.seconds = Self.seconds(since: started)
             return report
         }
         defer {
@@ -64,6 +67,10 @@ struct Sweeper: Sendable {
                 report.stop = .timeUp
                 break
             }
+            guard !shouldStop() else {
+                report.stop = .stopped
+                break
+            }
             guard try store.renewSweepLease(token: token, milliseconds: settings.leaseMilliseconds) else {
                 report.stop = .leaseLost
                 break
@@ -72,6 +79,7 @@ struct Sweeper: Sendable {
             report.stop = stop
             break
         }
+        report.seconds = Self.seconds(since: started)
         return report
     }
 

@@ -32,9 +32,20 @@ struct ShutdownSignals {
 
     /// Waits for a signal, or for the embedded Redis to die (then serving is pointless).
     func wait(whileAlive redis: RedisServerProcess?) -> Reason {
-        var timeout = timespec(tv_sec: 1, tv_nsec: 0)
-        var mask = set
         while true {
+            if let reason = wait(seconds: 1, whileAlive: redis) { return reason }
+        }
+    }
+
+    /// Like `wait(whileAlive:)`, for at most `seconds`; nil when they passed quietly.
+    func wait(seconds: Int64, whileAlive redis: RedisServerProcess?) -> Reason? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var mask = set
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            let slice = min(left, .seconds(1))
+            var timeout = timespec(
+                tv_sec: Int(slice.components.seconds), tv_nsec: Int(slice.components.attoseconds / 1_000_000_000))
             let signal = sigtimedwait(&mask, nil, &timeout)
             if signal == SIGTERM { return .signal("SIGTERM") }
             if signal == SIGINT { return .signal("SIGINT") }
@@ -43,5 +54,6 @@ struct ShutdownSignals {
                 return .redisExited
             }
         }
+        return nil
     }
 }

@@ -72,6 +72,9 @@ public struct RedisKeys: Sendable, Equatable {
 
     // Global keys, in two slots.
     public var live: String { "\(prefix):{feed}:live" }
+    /// Pub/sub channel: changes to the live list made by one process (likes, publishes, ends),
+    /// so the others patch their feed snapshots at once (`FeedChange`).
+    public var feedChanges: String { "\(prefix):{feed}:changes" }
     /// Sorted set: stream IDs whose garbage sets need a look, scored by when.
     public var sweepQueue: String { "\(prefix):{gc}:streams" }
     /// Sorted set: stream IDs of `sweepQueue`, scored by when they were last added.

@@ -32,7 +32,7 @@ enum PreviewScripts {
     /// Publishes a verified upload as the stream's new preview version.
     /// KEYS: preview, version, upload, garbage, likers, pending, deleting.
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
-    /// thumbnail key, then field/value pairs.
+    /// thumbnail key, change channel, change message prefix (`FeedChange`), then field/value pairs.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
     /// deadline, or already condemned by the sweeper). The upload record is consumed (and
@@ -62,9 +62,10 @@ enum PreviewScripts {
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[5])
             redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 6))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 8))
             redis.call('DEL', KEYS[3])
             redis.call('ZREM', KEYS[6], ARGV[1])
+            redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' ' .. version)
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
 
@@ -73,7 +74,7 @@ enum PreviewScripts {
     /// stream's version counter and likers.
     /// KEYS: preview, garbage, version, likers. ARGV: retire-until, expired-at ("" = remove
     /// whatever is live; otherwise only if the preview's expiresAt <= this time, so a fresher
-    /// commit survives), keep-after-end seconds.
+    /// commit survives), keep-after-end seconds, change channel, change message prefix.
     /// Returns the removed version, or 0 when nothing was removed.
     static let retire = RedisScript(
         name: "retire",
@@ -87,21 +88,26 @@ enum PreviewScripts {
             redis.call('DEL', KEYS[1])
             redis.call('EXPIRE', KEYS[3], ARGV[3])
             redis.call('EXPIRE', KEYS[4], ARGV[3])
+            redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. fields[1])
             return tonumber(fields[1])
             """)
 
-    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0" unlike, now.
-    /// Returns the like count, or -1 when the stream has no live preview.
+    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0"
+    /// unlike, now, change channel, change message prefix. Returns the like count, or -1 when
+    /// the stream has no live preview.
     static let like = RedisScript(
         name: "like",
         source: """
             local expires = redis.call('HGET', KEYS[1], 'expiresAt')
             if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return -1 end
+            local changed
             if ARGV[2] == '1' then
-              redis.call('SADD', KEYS[2], ARGV[1])
+              changed = redis.call('SADD', KEYS[2], ARGV[1])
             else
-              redis.call('SREM', KEYS[2], ARGV[1])
+              changed = redis.call('SREM', KEYS[2], ARGV[1])
             end
-            return redis.call('SCARD', KEYS[2])
+            local count = redis.call('SCARD', KEYS[2])
+            if changed == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. count) end
+            return count
             """)
 }

@@ -215,12 +215,17 @@ extension PreviewStore {
     public func retireExpired(streamIds: [Int64], now: Int64, retireUntil: Int64, keepAfterEnd: Int64) throws -> Int {
         guard !streamIds.isEmpty else { return 0 }
         try enqueueSweep(streamIds.map { ($0, retireUntil) }, now: now)
-        let args = [String(retireUntil), String(now), String(max(1, keepAfterEnd))]
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 PreviewScripts.retire,
                 calls: streamIds.map { id in
-                    ([keys.preview(id), keys.garbage(id), keys.version(id), keys.likers(id)], args)
+                    (
+                        [keys.preview(id), keys.garbage(id), keys.version(id), keys.likers(id)],
+                        [
+                            String(retireUntil), String(now), String(max(1, keepAfterEnd)), keys.feedChanges,
+                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id),
+                        ]
+                    )
                 })
         }
         try Self.check(replies)

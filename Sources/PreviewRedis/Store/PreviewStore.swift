@@ -7,6 +7,8 @@ public final class PreviewStore: Sendable {
     public let pool: RedisPool
     public let keys: RedisKeys
     let failpoints: Failpoints
+    /// Names this process in the feed changes it announces (random per store).
+    public let origin = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
 
     /// Failures tests inject between the steps of a multi-step change, where a lost
     /// connection or a killed process could stop it.
@@ -68,6 +70,17 @@ public final class PreviewStore: Sendable {
         return .recorded
     }
 
+    /// The live preview of a stream with its likes, nil when it has none.
+    public func liveStream(streamId: Int64) throws -> LiveStream? {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HGETALL", keys.preview(streamId)], ["SCARD", keys.likers(streamId)]])
+        }
+        try Self.check(replies)
+        return PreviewRecord(streamId: streamId, fields: Self.hash(replies[0])).map {
+            LiveStream(preview: $0, likes: replies[1].int ?? 0)
+        }
+    }
+
     /// The pending upload and the live preview (with its likes) of a stream, in one round trip.
     public func uploadAndPreview(streamId: Int64, uploadId: String) throws -> (PendingUpload?, LiveStream?) {
         let replies = try pool.withConnection { connection in
@@ -99,7 +112,11 @@ public final class PreviewStore: Sendable {
     /// is collected, even if this process dies before answering.
     public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
-        var args = [preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey]
+        var args = [
+            preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey,
+            keys.feedChanges,
+            FeedChange.prefix(origin: origin, kind: .published, streamId: id),
+        ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let before =
             enqueueCommands([(id, retireUntil)], now: now) + [
@@ -145,7 +162,10 @@ public final class PreviewStore: Sendable {
             try connection.eval(
                 PreviewScripts.retire,
                 keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
-                args: [String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd))],
+                args: [
+                    String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)),
+                    keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
+                ],
                 after: enqueueCommands([(streamId, retireUntil)], now: now))
         }
         try unindexIfGone(streamId: streamId)
@@ -234,7 +254,10 @@ public final class PreviewStore: Sendable {
         let count = try pool.withConnection { connection in
             try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
-                args: [subject, like ? "1" : "0", String(now)])
+                args: [
+                    subject, like ? "1" : "0", String(now), keys.feedChanges,
+                    FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),
+                ])
         }
         guard let likes = count.int, likes >= 0 else { return nil }
         let replies = try pool.withConnection { connection in

@@ -1,0 +1,84 @@
+import Foundation
+import PreviewCore
+import PreviewRedis
+import Synchronization
+
+/// Applies the feed changes other processes announce (`FeedChange` on
+/// `RedisKeys.feedChanges`) to this process's snapshot, so a like, commit or end of stream
+/// made through another replica shows here within milliseconds rather than at the next
+/// reload. A lost subscription costs only that: the snapshot's own one-second expiry still
+/// bounds how stale it can be, and after reconnecting the snapshot is reloaded, since
+/// messages may have been missed meanwhile.
+final class FeedChangeListener: Sendable {
+    private let store: PreviewStore
+    private let endpoint: RedisEndpoint
+    private let cache: FeedSnapshotCache
+    private let nowMilliseconds: @Sendable () -> Int64
+    private let stopped = Mutex(false)
+
+    /// A quiet channel is re-subscribed after this long, which also finds a dead connection.
+    static let idleSeconds = 30.0
+
+    init(
+        store: PreviewStore, endpoint: RedisEndpoint, cache: FeedSnapshotCache,
+        nowMilliseconds: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.endpoint = endpoint
+        self.cache = cache
+        self.nowMilliseconds = nowMilliseconds
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "feed-changes"
+        thread.start()
+    }
+
+    /// Stops after the current wait (at most `idleSeconds`); the thread holds no resource the
+    /// process needs to release first.
+    func stop() { stopped.withLock { $0 = true } }
+
+    private func run() {
+        var failures = 0
+        while !stopped.withLock({ $0 }) {
+            do {
+                let connection = try RedisConnection(endpoint: endpoint, commandTimeout: Self.idleSeconds)
+                _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges])
+                if failures > 0 { Log.info("feed_changes_resubscribed", [:]) }
+                failures = 0
+                cache.expire()
+                while !stopped.withLock({ $0 }) {
+                    apply(try connection.receive())
+                }
+            } catch let error as RedisError where error.kind == .timeout {
+                continue  // a quiet channel: subscribe again
+            } catch {
+                failures += 1
+                if failures == 1 { Log.warn("feed_changes_lost", ["error": "\(error)"]) }
+                usleep(UInt32(min(failures, 10)) * 200_000)
+            }
+        }
+    }
+
+    /// A `message` push: ["message", channel, text].
+    private func apply(_ push: RedisValue) {
+        guard let parts = push.array, parts.count == 3, parts[0].string == "message", let text = parts[2].string,
+            let change = FeedChange(message: text), change.origin != store.origin
+        else { return }
+        switch change.kind {
+        case .liked:
+            cache.liked(streamId: change.streamId, likes: change.value)
+        case .removed:
+            cache.removed(streamId: change.streamId, version: change.value)
+        case .published:
+            do {
+                if let stream = try store.liveStream(streamId: change.streamId) {
+                    cache.published(stream, nowMilliseconds: nowMilliseconds())
+                }
+            } catch {
+                cache.expire()  // the next read reloads instead
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PreviewCore
+import PreviewTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SIGTERM on the built binary: readiness turns 503 at once, the listener closes after
+/// `--drain-delay`, requests in flight finish, and serve exits 0.
+@Suite("Graceful shutdown", .serialized)
+struct GracefulShutdownTests {
+    func status(_ service: ServiceProcess, _ path: String) throws -> RawHTTPConnection.Response {
+        let connection = try RawHTTPConnection(try RawHTTPTarget(service.baseURL + path), readTimeoutSeconds: 5)
+        defer { connection.disconnect() }
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        return try connection.readResponse()
+    }
+
+    func refusesConnections(_ service: ServiceProcess) -> Bool {
+        guard let target = try? RawHTTPTarget(service.baseURL + "/healthz") else { return false }
+        return (try? RawHTTPConnection(target, readTimeoutSeconds: 1)) == nil
+    }
+
+    @Test("SIGTERM: /readyz is 503 at once, the listener closes after the delay, an upload in flight completes, exit 0")
+    func sigtermDrains() throws {
+        let service = try ServiceProcess(arguments: ["--drain-delay", "2", "--shutdown-timeout", "20"])
+        let api = try APIClient(service)
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let movie = TestMedia.mp4()
+        let issued = try api.issue(streamId: 42, movie: movie, thumbnail: TestMedia.jpeg(), token: token)
+        #expect(try status(service, "/readyz").status == 200)
+
+        // An upload whose head and first half are sent: admitted, in flight.
+        let target = try RawHTTPTarget(issued.movieBodyUrl)
+        let upload = try RawHTTPConnection(target, readTimeoutSeconds: 30)
+        try upload.send(target.head("PUT", issued.movieHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        let half = movie.count / 2
+        try upload.send(Array(movie[..<half]))
+
+        service.send(signal: SIGTERM)
+        #expect(eventually(within: 5) { (try? status(service, "/readyz").status) == 503 }, "readiness turns 503")
+        let health = try status(service, "/healthz")
+        #expect(health.status == 200, "the process still answers while draining")
+        #expect(health["Connection"] == "close", "clients are asked to reconnect elsewhere")
+
+        #expect(eventually(within: 10) { refusesConnections(service) }, "the listener closes after --drain-delay")
+        #expect(service.exitStatus == nil, "still finishing the upload")
+        try upload.send(Array(movie[half...]))
+        #expect(try upload.readResponse().status == 200, "the upload in flight completes")
+        #expect(service.waitForExit(timeout: 20) == 0)
+        #expect(try storedObject(service, url: issued.movieBodyUrl) == movie)
+    }
+}
