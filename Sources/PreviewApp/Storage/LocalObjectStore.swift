@@ -24,9 +24,12 @@ final class LocalObjectStore: ObjectStorage {
     /// Where inspect, read and delete are timed and their failures counted, when metrics are on.
     let metrics: CallMetrics?
 
+    /// `removePartialUploads`: for the process that serves the store (`serve`), which owns its
+    /// uploads in progress; never for another process on the same folder (`sweep`), whose
+    /// removal would cut a running serve's PUTs short.
     init(
         root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives,
-        metrics: CallMetrics? = nil
+        removePartialUploads: Bool = true, metrics: CallMetrics? = nil
     ) throws {
         self.metrics = metrics
         self.root = root
@@ -41,7 +44,8 @@ final class LocalObjectStore: ObjectStorage {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
         }
         // Partial uploads of a process that stopped mid-PUT: never published, never read again.
-        // This process owns the data dir (its Redis lives there too), so none of them is live.
+        // The serving process owns the data dir (its Redis lives there too), so none of them is live.
+        guard removePartialUploads else { return }
         for leftover in try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp") {
             try FileManager.default.removeItem(atPath: "\(root)/tmp/\(leftover)")
         }
