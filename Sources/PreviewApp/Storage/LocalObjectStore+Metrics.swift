@@ -1,7 +1,7 @@
 import PreviewCore
 
 /// The `ObjectStorage` calls of the local store, timed into `metrics` when it is set: inspect
-/// counts as `head`, read as `get`, delete as `delete`.
+/// counts as `head`, read as `get`, each object deleted (alone or in a batch) as `delete`.
 extension LocalObjectStore {
     func inspect(key: String, prefixLength: Int) throws -> ObjectInfo? {
         try measured("head") { try inspectFile(key: key, prefixLength: prefixLength) }
@@ -13,6 +13,20 @@ extension LocalObjectStore {
 
     func delete(key: String) throws {
         try measured("delete") { try deleteFile(key: key) }
+    }
+
+    func delete(keys: [String], concurrency: Int) -> [String: StorageError] {
+        deleteFiles(keys: keys, concurrency: concurrency)
+    }
+
+    /// One object's removal, timed as a `delete`; a returned error counts as a failure.
+    func measuredDelete(_ remove: () -> StorageError?) -> StorageError? {
+        guard let metrics else { return remove() }
+        let started = ContinuousClock.now
+        let failure = remove()
+        metrics.record(
+            "delete", nanoseconds: started.duration(to: .now).metricNanoseconds, failed: failure != nil)
+        return failure
     }
 
     private func measured<T>(_ operation: String, _ body: () throws -> T) throws -> T {
