@@ -13,6 +13,7 @@ help:
 	@echo "make lint   swift format lint (strict, the checked-in .swift-format); make format applies it"
 	@echo "make fuzz   build the libFuzzer targets and run each for FUZZ_SECONDS (default 60)"
 	@echo "make bench  install wrk and nginx (as root), build release, run the load workloads, print the table, write BENCHMARKS.md"
+	@echo "make bench-sweep  build release, time 'streampreview sweep' (local store, S3 on moto, steady state), write BENCHMARKS.md's Sweeper section"
 
 deps:
 	scripts/install-deps.sh run
@@ -36,7 +37,9 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Package.swift
 
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
+# scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate).
 test: test-deps lint
+	scripts/test-deploy.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip LocalStack
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
@@ -61,6 +64,23 @@ bench-deps:
 bench: bench-deps
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py
+
+# Sweeper benchmark (scripts/bench/sweep.py, Python 3 standard library, shares bench.py's
+# helpers): serve with short lifetimes and its loop off, garbage seeded through the API, then one
+# timed `streampreview sweep` (objects deleted/s) with the local store and with S3 against
+# moto_server (the test suite's venv); then a steady state of streams replacing every
+# BENCH_SWEEP_PERIOD s with sweep run like a cron and the backlog sampled in Redis. Prints two
+# tables and rewrites only the Sweeper section of BENCHMARKS.md. Knobs: BENCH_SWEEP_STREAMS (1000),
+# BENCH_SWEEP_REPLACEMENTS (10 commits a stream), BENCH_SWEEP_ABANDONED (2 uploads a stream),
+# BENCH_SWEEP_S3_STREAMS (150), BENCH_SWEEP_STEADY_STREAMS (10000), BENCH_SWEEP_PERIOD (30),
+# BENCH_SWEEP_STEADY_SECONDS (600), BENCH_SWEEP_EVERY (30 s between sweep runs),
+# BENCH_SWEEP_LIFETIME (5 s upload URL TTL, commit window and grace), BENCH_SWEEP_ONLY (comma list
+# of burst-local, burst-s3, steady). About 20 minutes (10 with BENCH_SWEEP_STEADY_SECONDS=120);
+# not part of make test.
+.PHONY: bench-sweep
+bench-sweep: bench-deps
+	$(SWIFT) build -c release
+	$(PYTHON) -B scripts/bench/sweep.py
 
 clean:
 	rm -rf .build

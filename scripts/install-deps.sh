@@ -8,8 +8,9 @@ set -euo pipefail
 run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev redis-server util-linux curl jq)
 # curl and jq run the README walk-through. Tests also need protoc (golden bytes),
 # the openssl CLI (crypto oracles), ffmpeg (real MP4 clips for the box reader) and
-# iproute2 (the loopback-only network namespace LocalStack runs in).
-test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2)
+# iproute2 (the loopback-only network namespace LocalStack runs in); scripts/test-deploy.sh
+# needs systemd (systemd-analyze verify) and python3-venv (kubernetes-validate's venv).
+test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2 systemd python3-venv)
 # make bench: wrk drives the load, nginx is the ceiling, python3 runs the driver,
 # redis-tools has redis-benchmark, openssl times RSA signing; perf is installed when the
 # archive has it (BENCH_PROFILE=1), see optional_bench_packages.

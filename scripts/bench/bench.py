@@ -39,6 +39,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import report_sections
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "scripts" / "bench"
 WORK = ROOT / ".build" / "bench"
@@ -1084,7 +1086,9 @@ def write_report(started, finished, host):
         ] + sections["chains"] + ["```"]
     else:
         lines += ["Not profiled in this run (BENCH_PROFILE=1 records one during `feed`)."]
-    target.write_text("\n".join(lines) + "\n")
+    # Sections other benchmarks own (make bench-sweep's "Sweeper") stay as they are.
+    kept = report_sections.sections(target)
+    target.write_text("\n".join(lines) + "\n" + "".join("\n" + section for section in kept))
     return target
 
 
