@@ -73,9 +73,6 @@ public final class FeedSnapshot: Sendable {
     /// Live streams in the snapshot (expired ones included until the next load).
     public var count: Int { indexById.count }
 
-    /// The IDs of the live streams in the snapshot, in no particular order.
-    public var streamIds: [Int64] { Array(indexById.keys) }
-
     public func entry(streamId: Int64) -> Entry? {
         indexById[streamId].map { entries[Int($0)] }
     }
