@@ -14,6 +14,7 @@ public final class HTTPServer: Sendable {
     private let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
     private let daemon = Mutex<MHDDaemon?>(nil)
+    private let connections = ConnectionCount()
 
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
@@ -26,11 +27,15 @@ public final class HTTPServer: Sendable {
     public func start() throws -> UInt16 {
         try daemon.withLock { (daemon: inout MHDDaemon?) throws(HTTPServerError) -> UInt16 in
             guard daemon == nil else { throw .alreadyRunning }
-            let started = try MHDDaemon(configuration: configuration, responder: responder)
+            let started = try MHDDaemon(configuration: configuration, responder: responder, connections: connections)
             daemon = started
             return started.port
         }
     }
+
+    /// Client connections open now (accepted and not yet closed), for the open-connections gauge.
+    /// One atomic load: cheap enough for every scrape.
+    public var openConnections: Int { connections.open.load(ordering: .relaxed) }
 
     /// Stops accepting, lets in-flight requests finish (up to `shutdownTimeoutSeconds`),
     /// closes every connection and frees the daemon. Idempotent.
@@ -40,4 +45,9 @@ public final class HTTPServer: Sendable {
             daemon = nil
         }
     }
+}
+
+/// The connections a server has open, counted by its connection callback.
+final class ConnectionCount: Sendable {
+    let open = Atomic<Int>(0)
 }

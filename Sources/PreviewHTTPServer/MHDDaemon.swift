@@ -16,7 +16,9 @@ final class MHDDaemon {
     /// until MHD_stop_daemon has returned.
     private let context: ServerContext
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
+    init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, connections: ConnectionCount
+    ) throws(HTTPServerError) {
         let address = try ListenAddress(host: configuration.host, port: configuration.port)
         let poolSize = try Self.count("threadPoolSize", configuration.threadPoolSize, minimum: 1)
         let ioThreads = try Self.count("ioThreads", configuration.ioThreads, minimum: 1)
@@ -46,8 +48,8 @@ final class MHDDaemon {
                 host: configuration.host, port: configuration.port, reason: "cannot create the watchdog thread")
         }
         let context = ServerContext(
-            responder: responder, pool: pool, watchdog: watchdog, headerTimeoutSeconds: Int64(headerTimeout),
-            idleTimeoutSeconds: Int64(idleTimeout))
+            responder: responder, pool: pool, watchdog: watchdog, connections: connections,
+            headerTimeoutSeconds: Int64(headerTimeout), idleTimeoutSeconds: Int64(idleTimeout))
         var reason = [CChar](repeating: 0, count: 512)
         let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
             var settings = CShims_mhd_settings(
@@ -122,6 +124,8 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let pool: ResponderPool
     let watchdog: ConnectionWatchdog
+    /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
+    let connections: ConnectionCount
     /// Seconds a client has to send a request head: from connecting, or from the request line
     /// on a kept-alive connection.
     let headerTimeoutSeconds: Int64
@@ -132,12 +136,13 @@ final class ServerContext: Sendable {
     let inFlight = Atomic<Int>(0)
 
     init(
-        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog,
+        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog, connections: ConnectionCount,
         headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64
     ) {
         self.responder = responder
         self.pool = pool
         self.watchdog = watchdog
+        self.connections = connections
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.idleTimeoutSeconds = idleTimeoutSeconds
     }
@@ -159,10 +164,12 @@ private func connectionChanged(
         let deadline = ConnectionDeadline(
             socket: socket, deadline: ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
         socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
+        context.connections.open.add(1, ordering: .relaxed)
         context.watchdog.watch(deadline)
     case .CONNECTION_NOTIFY_CLOSED:
         guard let pointer = socketContext.pointee else { return }
         socketContext.pointee = nil
+        context.connections.open.subtract(1, ordering: .relaxed)
         context.watchdog.forget(Unmanaged<ConnectionDeadline>.fromOpaque(pointer).takeRetainedValue())
     default:
         return

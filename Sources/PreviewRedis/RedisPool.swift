@@ -19,6 +19,8 @@ public final class RedisPool: Sendable {
     private let idle = Mutex<[IdleConnection]>([])
     /// Set for a `redis-sentinel://` endpoint.
     private let sentinels: SentinelResolver?
+    /// Latency and failures of every `withConnection` call.
+    public let metrics = RedisMetrics()
 
     /// Dials nothing up front: the first `withConnection` connects.
     public init(endpoint: RedisEndpoint, maxIdle: Int = 16, connectTimeout: Double = 1, commandTimeout: Double = 2) {
@@ -37,6 +39,17 @@ public final class RedisPool: Sendable {
 
     /// Runs `body` with a connection the calling thread owns until `body` returns. Do not keep it afterwards.
     public func withConnection<T>(_ body: (RedisConnection) throws -> T) throws -> T {
+        let started = ContinuousClock.now
+        defer { metrics.latency.observe(started.duration(to: .now)) }
+        do {
+            return try connected(body)
+        } catch let error as RedisError {
+            metrics.failed(error)
+            throw error
+        }
+    }
+
+    private func connected<T>(_ body: (RedisConnection) throws -> T) throws -> T {
         let connection = try checkOut()
         let result = Result { try body(connection) }
         if case .failure(let error as RedisError) = result, error.breaksConnection || connection.isBroken {

@@ -57,4 +57,14 @@ struct ServeConnectionOptionsTests {
         #expect(throws: UsageError.self) { try serveOptions([flag, "0"]) }
         #expect(throws: UsageError.self) { try serveOptions([flag, "ten"]) }
     }
+
+    @Test("/metrics is on the main port unless --metrics-listen or its variable names HOST:PORT")
+    func metricsListen() throws {
+        #expect(try serveOptions([]).metricsListen == nil)
+        let fromEnvironment = try serveOptions([], environment: ["STREAMPREVIEW_METRICS_LISTEN": "0.0.0.0:9100"])
+        #expect(fromEnvironment.metricsListen == HostPort(host: "0.0.0.0", port: 9100))
+        #expect(try serveOptions(["--metrics-listen", "[::1]:0"]).metricsListen == HostPort(host: "::1", port: 0))
+        #expect(throws: UsageError.self) { try serveOptions(["--metrics-listen", "9100"]) }
+        #expect(throws: UsageError.self) { try serveOptions(["--metrics-listen", ":9100"]) }
+    }
 }

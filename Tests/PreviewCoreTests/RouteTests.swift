@@ -4,6 +4,7 @@ import Testing
 @Suite struct RouteTests {
     @Test(arguments: [
         ("GET", "/healthz", Route.health),
+        ("GET", "/metrics", Route.metrics),
         ("GET", "/readyz", .ready),
         ("POST", "/api/preview/post", .postPreview),
         ("POST", "/api/preview/commit", .commitPreview),

@@ -44,10 +44,11 @@ enum ServeCommand {
             pool: pool, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
                 replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds))
+        let metrics = AppMetrics()
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
-            crypto: crypto,
+            crypto: crypto, metrics: metrics.storage,
             // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
             clients: options.workerThreads + 2)
         let context = AppContext(
@@ -60,7 +61,7 @@ enum ServeCommand {
                 grid: options.urlGrid
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
-            publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() })
+            publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
 
         let changes = FeedChangeListener(
             store: store, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
@@ -76,10 +77,18 @@ enum ServeCommand {
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
         configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
-        let server = HTTPServer(configuration: configuration, responder: Router(context: context))
+        // Started first, so it is stopped last: scrapes work while the main port drains.
+        let metricsServer = try options.metricsListen.map { address in
+            try startMetricsServer(address, configuration: configuration, context: context)
+        }
+        defer { metricsServer?.server.stop() }
+        let server = HTTPServer(
+            configuration: configuration,
+            responder: Router(context: context, servesMetrics: options.metricsListen == nil))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
         defer { server.stop() }
+        metrics.countConnections { server.openConnections + (metricsServer?.server.openConnections ?? 0) }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
 
@@ -87,7 +96,8 @@ enum ServeCommand {
         sweep.graceSeconds = options.graceSeconds
         sweep.keepAfterEndSeconds = options.seenTTL
         let sweeper = SweeperLoop(
-            sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval)
+            sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval,
+            metrics: metrics.sweeper)
         sweeper.start()
         defer { sweeper.stop() }
 
@@ -97,6 +107,9 @@ enum ServeCommand {
             } else {
                 Log.warn("test_clock_ignored", ["reason": "release build", "variable": WallClock.testClockVariable])
             }
+        }
+        if let metricsServer {
+            print("metrics on http://\(displayHost(metricsServer.host)):\(metricsServer.port)/metrics")
         }
         print("listening on http://\(displayHost(options.host)):\(port)")
         _ = fflush(nil)  // ignored result: a closed stdout only loses the line, which serve does not need
@@ -120,6 +133,25 @@ enum ServeCommand {
         }
         // A dead embedded Redis is a failure, so a supervisor restarts us; a signal is a clean stop.
         return reason == .redisExited ? .unavailable : .ok
+    }
+
+    /// The listener of `--metrics-listen`: one I/O thread, a small worker pool, the main
+    /// server's deadlines.
+    static func startMetricsServer(
+        _ address: HostPort, configuration main: HTTPServerConfiguration, context: AppContext
+    ) throws -> (server: HTTPServer, host: String, port: UInt16) {
+        var configuration = main
+        configuration.host = address.host
+        configuration.port = address.port
+        configuration.ioThreads = 1
+        configuration.threadPoolSize = 1
+        let server = HTTPServer(
+            configuration: configuration, responder: MetricsResponder(handler: MetricsHandler(context: context)))
+        do {
+            return (server, address.host, try server.start())
+        } catch {
+            throw AppError("cannot listen for metrics: \(error)", exitCode: .unavailable)
+        }
     }
 
     /// Raises the soft limit on open descriptors to the hard limit. Every connection costs one
@@ -148,19 +180,21 @@ enum ServeCommand {
     /// serves the local store and owns its uploads in progress (false for `sweep`).
     static func objectStorage(
         _ options: StorageOptions, data: DataDirectory, secret: [UInt8], publicBaseURL: String?, grid: ExpiryGrid,
-        crypto: OpenSSLCrypto, clients: Int, serving: Bool = true
+        crypto: OpenSSLCrypto, metrics: CallMetrics? = nil, clients: Int, serving: Bool = true
     ) throws -> (any ObjectStorage, LocalObjectStore?) {
         switch options.backend {
         case .local:
             let local = try LocalObjectStore(
                 root: data.objectsDirectory, publicBaseURL: publicBaseURL,
                 secret: String(decoding: secret, as: UTF8.self), grid: grid, crypto: crypto,
-                removePartialUploads: serving)
+                removePartialUploads: serving, metrics: metrics)
             return (local, local)
         case .s3, .gcs:
             // Objects are in the bucket: /objects/... is not served.
             return (
-                try remoteStorage(options, publicBaseURL: publicBaseURL, grid: grid, crypto: crypto, clients: clients),
+                try remoteStorage(
+                    options, publicBaseURL: publicBaseURL, grid: grid, crypto: crypto, metrics: metrics,
+                    clients: clients),
                 nil
             )
         }
@@ -168,7 +202,8 @@ enum ServeCommand {
 
     /// The S3 or GCS bucket of `--storage s3|gcs`, signed by the backend's signer.
     static func remoteStorage(
-        _ options: StorageOptions, publicBaseURL: String?, grid: ExpiryGrid, crypto: OpenSSLCrypto, clients: Int
+        _ options: StorageOptions, publicBaseURL: String?, grid: ExpiryGrid, crypto: OpenSSLCrypto,
+        metrics: CallMetrics? = nil, clients: Int
     ) throws -> RemoteObjectStorage {
         guard let bucket = options.bucket else {
             throw AppError("--bucket is required with --storage \(options.backend.rawValue)", exitCode: .usage)
@@ -176,6 +211,7 @@ enum ServeCommand {
         let signer = try SignerFactory.make(options, crypto: crypto)
         var configuration = RemoteObjectClient.Configuration()
         configuration.maxIdleClients = clients
+        configuration.metrics = metrics
         return RemoteObjectStorage(
             backend: options.backend,
             client: RemoteObjectClient(signer: signer, bucket: bucket, configuration: configuration),

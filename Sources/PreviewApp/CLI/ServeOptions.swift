@@ -42,6 +42,9 @@ public struct ServeOptions: Sendable, Equatable {
     public var seenTTL: Int64 = 7 * 86400
     public var feedCacheMilliseconds: Int64 = 1000
     public var urlGrid = ExpiryGrid()
+    /// A separate `HOST:PORT` serving `GET /metrics` (and then not the main port); nil serves
+    /// it on the main port.
+    public var metricsListen: HostPort?
     /// Where objects live: the embedded local store, or an S3/GCS bucket.
     public var storage = StorageOptions()
 
@@ -142,6 +145,11 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "seconds requests in progress get to finish once the listener is closed; then every connection is closed and serve exits 0 (default 25)"
             ),
+            OptionSpec(
+                flag: "metrics-listen", environment: "STREAMPREVIEW_METRICS_LISTEN",
+                help:
+                    "serve GET /metrics on this HOST:PORT only (port 0 picks one) instead of on the main port (default: the main port)"
+            ),
             keyPrefixSpec,
         ] + StorageOptions.specs
 
@@ -212,6 +220,9 @@ public struct ServeOptions: Sendable, Equatable {
         serve.policy.commitWindow = try commitWindow(options)
         serve.graceSeconds = try grace(options)
         serve.keyPrefix = try keyPrefix(options)
+        serve.metricsListen = try options.string("metrics-listen").map { text throws(UsageError) in
+            try hostPort(text, flag: "metrics-listen")
+        }
         return serve
     }
 
@@ -231,6 +242,17 @@ public struct ServeOptions: Sendable, Equatable {
         return prefix
     }
 
+    /// `HOST:PORT`, `[IPV6]:PORT`: the host as the HTTP server takes it, brackets removed.
+    static func hostPort(_ text: String, flag: String) throws(UsageError) -> HostPort {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw UsageError("--\(flag) must be HOST:PORT, not '\(text)'")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw UsageError("--\(flag) must be HOST:PORT, not '\(text)'") }
+        return HostPort(host: host, port: port)
+    }
+
     /// A base URL without a trailing slash; only http and https.
     static func baseURL(_ text: String, flag: String) throws(UsageError) -> String {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
@@ -240,4 +262,10 @@ public struct ServeOptions: Sendable, Equatable {
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }
+}
+
+/// A listening address given as `HOST:PORT`.
+public struct HostPort: Sendable, Equatable {
+    public var host: String
+    public var port: UInt16
 }

@@ -23,6 +23,8 @@ struct AppContext: Sendable {
     var lifecycle = ServerLifecycle()
     /// The object store's last readiness check (remote stores only).
     var storageReadiness = StorageReadiness()
+    /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
+    var metrics = AppMetrics()
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

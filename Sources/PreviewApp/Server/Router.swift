@@ -13,9 +13,12 @@ struct Router: HTTPResponder {
     let streams: StreamHandlers
     let health: HealthHandlers
     let objects: ObjectHandlers?
+    /// `GET /metrics` on this listener; nil when metrics have a listener of their own.
+    let metrics: MetricsHandler?
 
-    init(context: AppContext) {
+    init(context: AppContext, servesMetrics: Bool = true) {
         self.context = context
+        metrics = servesMetrics ? MetricsHandler(context: context) : nil
         uploads = UploadHandlers(context: context)
         feed = FeedHandler(context: context)
         streams = StreamHandlers(context: context)
@@ -61,7 +64,8 @@ struct Router: HTTPResponder {
     static func thread(for route: Route?) -> ResponderThread {
         guard let route else { return .connection }
         switch route {
-        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return .connection
+        case .health, .ready, .metrics, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen:
+            return .connection
         case .commitPreview, .object: return .worker
         }
     }
@@ -74,29 +78,41 @@ struct Router: HTTPResponder {
 
     /// An error answer to a request refused on its head, rendered and logged like any other.
     private func answer(_ head: HTTPRequestHead, _ error: any Error) -> HTTPResponse {
-        let started = context.nowMilliseconds()
-        let requestId = Self.requestId()
+        let started = ContinuousClock.now
         let request = HTTPRequest(
             method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
             remoteAddress: head.remoteAddress)
+        let requestId = Self.requestId(of: request)
+        let label = Self.label(Route.parse(method: head.method, path: head.path), method: head.method)
         var response = errorResponse(error, requestId: requestId, for: request)
         response.headers.add("X-Request-Id", requestId)
-        return finished(response, for: request, requestId: requestId, started: started)
+        return finished(response, for: request, label: label, requestId: requestId, started: started)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        let started = context.nowMilliseconds()
-        let requestId = Self.requestId()
+        let started = ContinuousClock.now
+        let requestId = Self.requestId(of: request)
+        let route = Route.parse(method: request.method, path: request.path)
         var response: HTTPResponse
         do {
-            response = try dispatch(request)
+            response = try dispatch(request, route: route)
         } catch {
             response = errorResponse(error, requestId: requestId, for: request)
         }
         response.headers.add("X-Request-Id", requestId)
         // Draining: clients reconnect, and a load balancer sends them to another replica.
         if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
-        return finished(response, for: request, requestId: requestId, started: started)
+        return finished(
+            response, for: request, label: Self.label(route, method: request.method), requestId: requestId,
+            started: started)
+    }
+
+    /// The route template a request is counted and logged under: `other` when no route matched.
+    private static func label(_ route: Result<Route, RouteError>, method: String) -> RouteLabel {
+        switch route {
+        case .success(let route): return RouteLabel(route)
+        case .failure: return .other(method: method)
+        }
     }
 
     /// Every failure as an API error response, in one place.
@@ -120,26 +136,31 @@ struct Router: HTTPResponder {
         }
     }
 
-    /// Adds what every response of its route carries, and logs the request once.
+    /// Adds what every response of its route carries, counts the request in the metrics and
+    /// logs it once.
     private func finished(
-        _ response: HTTPResponse, for request: HTTPRequest, requestId: String, started: Int64
+        _ response: HTTPResponse, for request: HTTPRequest, label: RouteLabel, requestId: String,
+        started: ContinuousClock.Instant
     ) -> HTTPResponse {
         var response = response
         if request.path.hasPrefix(Route.objectsPrefix) {
             // Objects are served with the type their upload URL signed; browsers must not guess another.
             response.headers.set("X-Content-Type-Options", "nosniff")
         }
+        let nanoseconds = started.duration(to: .now).metricNanoseconds
+        context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
         Log.info(
             "request",
             [
-                "request_id": requestId, "method": request.method, "path": request.path,
-                "status": String(response.status), "ms": String(context.nowMilliseconds() - started),
+                "request_id": requestId, "method": request.method, "route": label.route, "path": request.path,
+                "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
+                "bytes": String(request.method == "HEAD" ? 0 : response.bodyLength),
             ])
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest) throws -> HTTPResponse {
-        let route = try Route.parse(method: request.method, path: request.path).mapError(\.apiError).get()
+    private func dispatch(_ request: HTTPRequest, route: Result<Route, RouteError>) throws -> HTTPResponse {
+        let route = try route.mapError(\.apiError).get()
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
@@ -147,6 +168,9 @@ struct Router: HTTPResponder {
         switch route {
         case .health: return health.health()
         case .ready: return health.ready()
+        case .metrics:
+            guard let metrics else { throw RouteError.notFound.apiError }
+            return metrics.metrics()
         case .postPreview: return try uploads.post(request)
         case .commitPreview: return try uploads.commit(request)
         case .deletePreview(let id): return try uploads.delete(request, streamId: id)
@@ -168,7 +192,7 @@ struct Router: HTTPResponder {
     /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).
     private func isAPI(_ route: Route) -> Bool {
         switch route {
-        case .health, .ready, .object: return false
+        case .health, .ready, .metrics, .object: return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
     }
@@ -178,8 +202,16 @@ struct Router: HTTPResponder {
         return false
     }
 
-    /// 16 hex digits; unique enough to find a request in the logs.
-    private static func requestId() -> String {
-        Hex.encode((try? SecureRandom.bytes(8)) ?? [])
+    /// The client's `X-Request-Id` when it is well-formed (`RequestID.wellFormed`), otherwise
+    /// 16 fresh hex digits: unique enough to find a request in the logs.
+    private static func requestId(of request: HTTPRequest) -> String {
+        RequestID.wellFormed(request.headers["X-Request-Id"]) ?? Hex.encode((try? SecureRandom.bytes(8)) ?? [])
+    }
+
+    /// `12.345`: milliseconds with three decimals, without Foundation's formatting.
+    static func milliseconds(_ nanoseconds: Int64) -> String {
+        let micros = nanoseconds / 1000
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

@@ -7,13 +7,16 @@ final class SweeperLoop: Sendable {
     let sweeper: Sweeper
     let interval: Int64
     let maxSeconds: Double
+    /// Where each run's report is recorded.
+    let metrics: SweeperMetrics
     private let stopped = Mutex(false)
     /// Signalled by `stop()` (wakes the wait between runs) and by the thread when it ends.
     private let wakeup = NSCondition()
     private let running = Mutex(false)
 
-    init(sweeper: Sweeper, interval: Int64, maxSeconds: Double = 300) {
+    init(sweeper: Sweeper, interval: Int64, maxSeconds: Double = 300, metrics: SweeperMetrics = SweeperMetrics()) {
         self.sweeper = sweeper
+        self.metrics = metrics
         self.interval = interval
         self.maxSeconds = maxSeconds
     }
@@ -48,10 +51,12 @@ final class SweeperLoop: Sendable {
                 let report = try sweeper.drain(maxSeconds: maxSeconds, now: WallClock.now) {
                     stopped.withLock { $0 }
                 }
+                metrics.record(report)
                 if report.didWork || report.stop != .drained && report.stop != .leaseHeld {
                     Log.info("sweep", ["result": report.summary, "stop": report.stop.rawValue])
                 }
             } catch {
+                metrics.recordFailure()
                 Log.warn("sweep_failed", ["error": "\(error)"])
             }
             wakeup.lock()

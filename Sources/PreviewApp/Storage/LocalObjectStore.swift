@@ -21,14 +21,17 @@ final class LocalObjectStore: ObjectStorage {
     /// The signer for the server's base URL, known only once the server has its port.
     private let signer: Mutex<LocalStoreSigner>
     private let signedURLs: SignedURLCache
+    /// Where inspect, read and delete are timed and their failures counted, when metrics are on.
+    let metrics: CallMetrics?
 
     /// `removePartialUploads`: for the process that serves the store (`serve`), which owns its
     /// uploads in progress; never for another process on the same folder (`sweep`), whose
     /// removal would cut a running serve's PUTs short.
     init(
         root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives,
-        removePartialUploads: Bool = true
+        removePartialUploads: Bool = true, metrics: CallMetrics? = nil
     ) throws {
+        self.metrics = metrics
         self.root = root
         self.publicBaseURL = publicBaseURL
         self.grid = grid
@@ -129,7 +132,7 @@ final class LocalObjectStore: ObjectStorage {
         }
     }
 
-    func inspect(key: String, prefixLength: Int) throws -> ObjectInfo? {
+    func inspectFile(key: String, prefixLength: Int) throws -> ObjectInfo? {
         guard let handle = try openForReading(key) else { return nil }
         defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
         let size = Int64(try handle.seekToEnd())
@@ -138,7 +141,7 @@ final class LocalObjectStore: ObjectStorage {
         return ObjectInfo(size: size, contentType: storedContentType(key), prefix: prefix)
     }
 
-    func read(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
+    func readFile(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
         guard offset >= 0, length >= 0 else { throw StorageError("a read needs a non-negative offset and length") }
         guard let handle = try openForReading(key) else { return nil }
         defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
@@ -153,13 +156,15 @@ final class LocalObjectStore: ObjectStorage {
         (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func delete(key: String) throws {
+    func deleteFile(key: String) throws {
         if let failure = remove(key) { throw failure }
     }
 
     /// Unlinks on up to `concurrency` threads; see `remove(_:)`.
-    func delete(keys: [String], concurrency: Int) -> [String: StorageError] {
-        let results = BoundedWork.map(count: keys.count, concurrency: concurrency) { self.remove(keys[$0]) }
+    func deleteFiles(keys: [String], concurrency: Int) -> [String: StorageError] {
+        let results = BoundedWork.map(count: keys.count, concurrency: concurrency) { index in
+            self.measuredDelete { self.remove(keys[index]) }
+        }
         var failures: [String: StorageError] = [:]
         for (key, failure) in zip(keys, results) {
             if let failure { failures[key] = failure }

@@ -20,6 +20,8 @@ final class RemoteObjectClient: Sendable {
         var signedLifetimeSeconds = 120
         /// Idle `HTTPClient`s kept for reuse (about the number of worker threads).
         var maxIdleClients = 8
+        /// Where each request's latency and failure is counted (by method), when metrics are on.
+        var metrics: CallMetrics?
 
         init() {}
     }
@@ -78,6 +80,27 @@ final class RemoteObjectClient: Sendable {
     /// names the request in messages.
     func send(
         method: String, target: String, headers: [(String, String)] = [], body: HTTPClientRequest.Body = .none,
+        sign: (Int64) throws -> String
+    ) throws -> Reply {
+        let started = ContinuousClock.now
+        var failed = true
+        defer {
+            configuration.metrics?.record(
+                method.lowercased(), nanoseconds: started.duration(to: .now).metricNanoseconds, failed: failed)
+        }
+        let reply = try attempts(method: method, target: target, headers: headers, body: body, sign: sign)
+        failed = Self.isFailure(reply.response.status)
+        return reply
+    }
+
+    /// An answer counted as a failed call: an error status other than the ones callers expect
+    /// (404 absent, 412 precondition, 416 range past the end).
+    static func isFailure(_ status: Int) -> Bool {
+        status >= 400 && status != 404 && status != 412 && status != 416
+    }
+
+    private func attempts(
+        method: String, target: String, headers: [(String, String)], body: HTTPClientRequest.Body,
         sign: (Int64) throws -> String
     ) throws -> Reply {
         let started = DispatchTime.now().uptimeNanoseconds

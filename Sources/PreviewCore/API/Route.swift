@@ -2,6 +2,8 @@
 public enum Route: Sendable, Equatable {
     case health
     case ready
+    /// Prometheus metrics (`GET /metrics`).
+    case metrics
     case postPreview
     case commitPreview
     case deletePreview(streamId: Int64)
@@ -39,6 +41,7 @@ public enum Route: Sendable, Equatable {
         switch segments {
         case ["healthz"]: return only("GET", .health)
         case ["readyz"]: return only("GET", .ready)
+        case ["metrics"]: return only("GET", .metrics)
         case ["api", "preview", "post"]: return only("POST", .postPreview)
         case ["api", "preview", "commit"]: return only("POST", .commitPreview)
         case ["api", "feed"]: return only("GET", .feed)

@@ -1,0 +1,39 @@
+import PreviewCore
+import Synchronization
+
+/// Every metric the process records, and what a scrape reads at the moment it happens (open
+/// connections, live streams, pending uploads, the sweeper's backlog).
+final class AppMetrics: Sendable {
+    let http = HTTPMetrics()
+    /// Object store calls by operation: `head`, `get`, `put`, `delete`, `post`, `other`.
+    let storage = CallMetrics(operations: ["head", "get", "put", "delete", "post", "other"])
+    let sweeper = SweeperMetrics()
+    /// Connections open on the servers of this process; set once they are listening.
+    private let connections = Mutex<(@Sendable () -> Int)?>(nil)
+
+    init() {}
+
+    /// Where the open-connections gauge is read from.
+    func countConnections(_ read: @escaping @Sendable () -> Int) {
+        connections.withLock { $0 = read }
+    }
+
+    var openConnections: Int? { connections.withLock { $0 }.map { $0() } }
+}
+
+/// The release this binary is and the compiler that built it, for `streampreview_build_info`.
+enum BuildInfo {
+    static let version = "0.1.0"
+
+    static var swift: String {
+        #if compiler(>=6.4)
+            return ">=6.4"
+        #elseif compiler(>=6.3)
+            return "6.3"
+        #elseif compiler(>=6.2)
+            return "6.2"
+        #else
+            return "<6.2"
+        #endif
+    }
+}
