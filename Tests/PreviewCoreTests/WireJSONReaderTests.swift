@@ -1,4 +1,5 @@
 import Foundation
+import PreviewTestSupport
 import Testing
 
 @testable import PreviewCore
@@ -81,7 +82,7 @@ struct WireJSONReaderTests {
 
     @Test(arguments: [UInt64(11), 12, 13, 14])
     func mutatedBodiesGetTheSameValueOrErrorAsFromJSONDecoder(seed: UInt64) {
-        var generate = SampleGenerator(seed: seed)
+        var generate = SeededGenerator(seed: seed)
         let pieces: [[UInt8]] =
             [
                 "\"", "\\", "{", "}", "[", "]", ",", ":", "0", "7", "-", "+", ".", "e", "E", "u", "\\u00", "\\ud83c",
@@ -105,7 +106,7 @@ struct WireJSONReaderTests {
 
     @Test(arguments: [UInt64(21), 22])
     func generatedRequestsReadBackToTheSameValueWithoutJSONDecoder(seed: UInt64) throws {
-        var generate = SampleGenerator(seed: seed)
+        var generate = SeededGenerator(seed: seed)
         for round in 0..<300 {
             let post = generate.postRequest()
             let object = try #require(JSONObjectReader(post.jsonBytes()), "seed \(seed) round \(round)")

@@ -1,20 +1,10 @@
+import PreviewTestSupport
+
 @testable import PreviewCore
 
-/// Deterministic pseudo-random values for the JSON differential tests (SplitMix64), so a
-/// failure names a reproducible seed.
-struct SampleGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Deterministic pseudo-random values for the JSON differential tests, so a failure names a
+/// reproducible seed.
+extension SeededGenerator {
     /// Scalars that exercise every escaping rule: quote, backslash, slash, every control
     /// character, DEL, Latin-1, a combining accent (NFD), the Kelvin sign (canonically `K`),
     /// line and paragraph separators, a byte-order mark, CJK, an emoji, a replacement character.

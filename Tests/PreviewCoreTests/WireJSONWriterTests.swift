@@ -1,3 +1,4 @@
+import PreviewTestSupport
 import Testing
 
 @testable import PreviewCore
@@ -12,7 +13,7 @@ struct WireJSONWriterTests {
 
     @Test(arguments: [UInt64(1), 2, 3])
     func everyMessageIsWrittenAsJSONEncoderWritesItsDTO(seed: UInt64) {
-        var generate = SampleGenerator(seed: seed)
+        var generate = SeededGenerator(seed: seed)
         for round in 0..<Self.rounds {
             let post = generate.postRequest()
             #expect(post.jsonBytes() == WireJSON.encode(post.dto), "seed \(seed) round \(round): \(post)")
@@ -52,7 +53,7 @@ struct WireJSONWriterTests {
 
     @Test(arguments: [UInt64(7), 8])
     func tokenHeadersAndClaimsAreWrittenAsJSONEncoderWritesThem(seed: UInt64) {
-        var generate = SampleGenerator(seed: seed)
+        var generate = SeededGenerator(seed: seed)
         for round in 0..<Self.rounds {
             let header = JWTJSON.Header(
                 alg: generate.bool() ? generate.string() : nil, kid: generate.bool() ? generate.string() : nil,

@@ -160,16 +160,28 @@ final class LocalObjectStore: ObjectStorage {
         if let failure = remove(key) { throw failure }
     }
 
-    /// Unlinks on up to `concurrency` threads; see `remove(_:)`.
+    /// Unlinks on up to `concurrency` threads; see `remove(_:)`. Keys of one stream go to one
+    /// thread, in turn: threads removing entries of the same folder would queue on its lock.
     func deleteFiles(keys: [String], concurrency: Int) -> [String: StorageError] {
-        let results = BoundedWork.map(count: keys.count, concurrency: concurrency) { index in
-            self.measuredDelete { self.remove(keys[index]) }
+        var byStream: [Substring: [String]] = [:]
+        for key in keys { byStream[Self.streamFolder(of: key), default: []].append(key) }
+        let groups = Array(byStream.values)
+        let results = BoundedWork.map(count: groups.count, concurrency: concurrency) { index in
+            groups[index].compactMap { key in self.measuredDelete { self.remove(key) }.map { (key, $0) } }
         }
         var failures: [String: StorageError] = [:]
-        for (key, failure) in zip(keys, results) {
-            if let failure { failures[key] = failure }
-        }
+        for (key, failure) in results.joined() { failures[key] = failure }
         return failures
+    }
+
+    /// `previews/<stream>` of a key (the whole key when it has fewer parts).
+    private static func streamFolder(of key: String) -> Substring {
+        var slashes = 0
+        for index in key.indices where key[index] == "/" {
+            slashes += 1
+            if slashes == 2 { return key[..<index] }
+        }
+        return Substring(key)
     }
 
     /// Unlinks the object's data and content-type files (a missing file is already gone; a key
@@ -180,12 +192,14 @@ final class LocalObjectStore: ObjectStorage {
         for file in [path, metaPath(key)] where unlink(file) != 0 && errno != ENOENT {
             return StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
         }
-        // Drop the now empty upload and stream folders; failure just means they aren't empty.
-        var folder = (key as NSString).deletingLastPathComponent
-        while !folder.isEmpty {
-            rmdir("\(root)/data/\(folder)")
-            rmdir("\(root)/meta/\(folder)")
-            folder = (folder as NSString).deletingLastPathComponent
+        // Drop the folders left empty, the upload's first: one that is not empty (or that a
+        // concurrent delete of its other object removed first) ends the climb of its tree, since
+        // its parents cannot be empty either (or the other delete climbs them).
+        for tree in ["data", "meta"] {
+            var folder = (key as NSString).deletingLastPathComponent
+            while !folder.isEmpty, rmdir("\(root)/\(tree)/\(folder)") == 0 {
+                folder = (folder as NSString).deletingLastPathComponent
+            }
         }
         return nil
     }

@@ -154,22 +154,6 @@ final class SweepSeeder {
     }
 }
 
-/// A random number generator with a fixed seed (SplitMix64), so a test's random choices are the
-/// same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Runs `body(0..<parts)` on threads of their own, all at once (seeding a large run faster), and
 /// returns the results in order; the first error thrown is rethrown.
 func inParallel<T: Sendable>(_ parts: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
