@@ -1,13 +1,14 @@
 import PreviewCore
 
-/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, and Redis and a
-/// bucket answer too).
+/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, and Redis
+/// answers too).
 struct HealthHandlers: Sendable {
     let context: AppContext
 
     func health() -> HTTPResponse { status("ok", 200) }
 
-    /// 503 while draining, or when Redis or (for a bucket) the object store does not answer.
+    /// 503 while draining, or when Redis does not answer. (The object store is not probed here:
+    /// /readyz runs on the HTTP threads, which must never wait on a store.)
     func ready() -> HTTPResponse {
         if context.lifecycle.isDraining { return notReady("draining") }
         do {
@@ -15,13 +16,6 @@ struct HealthHandlers: Sendable {
         } catch {
             Log.warn("not_ready", ["reason": "\(error)"])
             return notReady("redis unavailable")
-        }
-        if context.localStore == nil,
-            let failure = context.storageReadiness.failure(
-                of: context.storage, nowMilliseconds: context.nowMilliseconds())
-        {
-            Log.warn("not_ready", ["reason": failure])
-            return notReady("object store unavailable")
         }
         return status("ready", 200)
     }

@@ -21,8 +21,6 @@ struct AppContext: Sendable {
     let nowMilliseconds: @Sendable () -> Int64
     /// Set on SIGTERM: readiness turns 503 while requests are still answered.
     var lifecycle = ServerLifecycle()
-    /// The object store's last readiness check (remote stores only).
-    var storageReadiness = StorageReadiness()
     /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
     var metrics = AppMetrics()
 
