@@ -37,10 +37,11 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Package.swift
 
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
-# scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate).
+# scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate,
+# and the manifests' settings against the built binary's --help, so it runs after the build).
 test: test-deps lint
-	scripts/test-deploy.sh
 	$(SWIFT) build --build-tests
+	scripts/test-deploy.sh
 	$(SWIFT) test --skip-build --skip LocalStack
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
