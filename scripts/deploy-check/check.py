@@ -132,7 +132,7 @@ def settings(folder, documents, help_texts):
     for name in sorted(CREDENTIALS & in_config):
         check(False, "%s is a credential: the Secret only, never the ConfigMap" % name)
     for doc in documents:
-        for container in pod_spec(doc).get("containers", []) if pod_spec(doc) else []:
+        for container in (pod_spec(doc) or {}).get("containers", []):
             for variable in container.get("env", []):
                 if variable["name"].startswith("STREAMPREVIEW_"):
                     check(False, "%s %s container %s: %s comes from config.yaml, not env"
