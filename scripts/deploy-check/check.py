@@ -16,6 +16,7 @@ Usage: check.py DEPLOY_DIR HELP_TEXT... (the output of `streampreview serve --he
 import base64
 import configparser
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -280,6 +281,12 @@ def sentinel(documents, secret):
                                          for p in c.get("ports", [])])
         check(ok, "STREAMPREVIEW_REDIS_URL: sentinel %s is a pod of a StatefulSet here, behind its headless Service"
               % host)
+    for doc in documents:
+        for key, script in ((doc.get("data") or {}).items() if doc["kind"] == "ConfigMap" else []):
+            if key.endswith(".sh"):
+                syntax = subprocess.run(["sh", "-n"], input=script, capture_output=True, text=True)
+                check(syntax.returncode == 0, "ConfigMap %s: %s parses with sh -n %s"
+                      % (doc["metadata"]["name"], key, syntax.stderr.strip()))
     texts = "\n".join(str(value) for doc in documents if doc["kind"] == "ConfigMap"
                       for value in (doc.get("data") or {}).values())
     check(re.search(r"sentinel monitor %s " % re.escape(master), texts) is not None,
