@@ -15,7 +15,7 @@ help:
 	@echo "make bench  install wrk and nginx (as root), build release, run the load workloads, print the table, write BENCHMARKS.md"
 	@echo "make bench-sweep  build release, time 'streampreview sweep' (local store, S3 on moto, steady state), write BENCHMARKS.md's Sweeper section"
 	@echo "make image  install podman, runc, debootstrap (as root), make Debian base images, build the Containerfile with podman"
-	@echo "make test-image  make image, then check it (scripts/test-image.sh: --help, libraries, serve read-only and non-root)"
+	@echo "make test-image  make image, then check it (--help, libraries, serve read-only and non-root) and run the Sentinel example with it"
 
 deps:
 	scripts/install-deps.sh run
@@ -88,8 +88,9 @@ bench-sweep: bench-deps
 # The Containerfile built with podman from base images made here with debootstrap (no registry):
 # scripts/make-image.sh. The two bases are made once (about 12 minutes on 2 busy cores), then a
 # build with changed sources compiles the release binary in the container (about 4.5 minutes);
-# scripts/test-image.sh runs the image (about 7 s). Not part of make test (too long);
-# IMAGE=name:tag picks the tag.
+# scripts/test-image.sh runs the image (about 7 s); scripts/test-sentinel-example.sh runs
+# deploy/kubernetes/redis-sentinel.yaml's Redis as containers with serve from the image against it
+# and kills the primary (about 30 s). Not part of make test (too long); IMAGE=name:tag picks the tag.
 .PHONY: image test-image image-deps
 image-deps:
 	scripts/install-deps.sh image
@@ -99,6 +100,7 @@ image: image-deps
 
 test-image: image
 	scripts/test-image.sh
+	scripts/test-sentinel-example.sh
 
 clean:
 	rm -rf .build
