@@ -19,6 +19,17 @@ struct S3MotoFlowTests {
         #expect(keys.count == 2 && keys.allSatisfy { $0.hasPrefix("previews/801/") }, "\(keys)")
     }
 
+    @Test func readyzIsOffWhileTheBucketIsMissingAndOnAgainOnceItIsBack() throws {
+        let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-ready")
+        let ready = { try flow.api.send("GET", "/readyz") }
+        #expect(eventually(within: 15) { (try? ready().status) == 200 }, "ready with the bucket")
+        #expect(try flow.endpoint.send("DELETE", "/\(flow.bucket)").status == 204)
+        #expect(eventually(within: 15) { (try? ready().status) == 503 }, "not ready once the bucket is gone")
+        #expect(String(decoding: try ready().body, as: UTF8.self).contains("object store unavailable"))
+        try flow.endpoint.createBucket(flow.bucket)
+        #expect(eventually(within: 15) { (try? ready().status) == 200 }, "ready again with the bucket back")
+    }
+
     @Test func commitRefusesObjectsThatAreMissingOrNotWhatWasDeclared() throws {
         let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-verify")
         let token = try flow.service.token(sub: "s3-802", role: "streamer", streams: [802])
