@@ -21,13 +21,27 @@ struct S3MotoFlowTests {
 
     @Test func readyzIsOffWhileTheBucketIsMissingAndOnAgainOnceItIsBack() throws {
         let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-ready")
-        let ready = { try flow.api.send("GET", "/readyz") }
-        #expect(eventually(within: 15) { (try? ready().status) == 200 }, "ready with the bucket")
+        // Each serve process probes the bucket itself: ask each one (all of them in replica mode).
+        let replicas = flow.service.replicaURLs
+        func ready(_ replica: String) -> (status: Int, body: String)? {
+            guard let reply = try? flow.api.send("GET", replica + "/readyz") else { return nil }
+            return (reply.status, String(decoding: reply.body, as: UTF8.self))
+        }
+        for replica in replicas {
+            #expect(eventually(within: 15) { ready(replica)?.status == 200 }, "\(replica): ready with the bucket")
+        }
         #expect(try flow.endpoint.send("DELETE", "/\(flow.bucket)").status == 204)
-        #expect(eventually(within: 15) { (try? ready().status) == 503 }, "not ready once the bucket is gone")
-        #expect(String(decoding: try ready().body, as: UTF8.self).contains("object store unavailable"))
+        for replica in replicas {
+            let off = eventually(within: 15) {
+                guard let reply = ready(replica) else { return false }
+                return reply.status == 503 && reply.body.contains("object store unavailable")
+            }
+            #expect(off, "\(replica): not ready once the bucket is gone")
+        }
         try flow.endpoint.createBucket(flow.bucket)
-        #expect(eventually(within: 15) { (try? ready().status) == 200 }, "ready again with the bucket back")
+        for replica in replicas {
+            #expect(eventually(within: 15) { ready(replica)?.status == 200 }, "\(replica): ready with the bucket back")
+        }
     }
 
     @Test func commitRefusesObjectsThatAreMissingOrNotWhatWasDeclared() throws {
