@@ -41,12 +41,14 @@ format:
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
 # scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate,
 # and the manifests' settings against the built binary's --help, so it runs after the build).
+# scripts/test-replicas.sh runs the end-to-end suites again through nginx in front of two serve replicas.
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	scripts/test-deploy.sh
 	$(SWIFT) test --skip-build --skip LocalStack
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
+	scripts/test-replicas.sh
 
 # libFuzzer targets of the pure decoders (Tests/Fuzz/<Target>), built into .build/fuzz and run
 # FUZZ_SECONDS each on their seed corpora; new inputs stay under .build/fuzz (scripts/fuzz.sh).

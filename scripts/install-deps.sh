@@ -12,6 +12,8 @@ run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicro
 # failover tests' three sentinels); scripts/test-deploy.sh needs systemd (systemd-analyze
 # verify) and python3-venv (kubernetes-validate's venv).
 test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2 redis-sentinel systemd python3-venv)
+# scripts/test-replicas.sh puts nginx in front of two serve replicas.
+test_packages+=(nginx-light)
 # make bench: wrk drives the load, nginx is the ceiling, python3 runs the driver,
 # redis-tools has redis-benchmark, openssl times RSA signing; perf is installed when the
 # archive has it (BENCH_PROFILE=1), see optional_bench_packages.

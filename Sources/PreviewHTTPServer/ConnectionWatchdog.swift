@@ -61,6 +61,8 @@ final class ConnectionWatchdog: Sendable {
     static let tickMicroseconds: UInt32 = 100_000
 
     private let connections = Mutex<[ObjectIdentifier: ConnectionDeadline]>([:])
+    /// Refused connections closing gracefully, drained on the same thread every tick.
+    let lingering = LingeringSockets()
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
 
@@ -107,11 +109,13 @@ final class ConnectionWatchdog: Sendable {
             })
         else { return }
         _ = pthread_join(joining, nil)  // fails only for a bad id; ours is joinable
+        lingering.closeAll()
     }
 
     fileprivate func run() {
         while !stopping.load(ordering: .acquiring) {
             sweep(now: Self.now())
+            lingering.drain(now: Self.now())
             usleep(Self.tickMicroseconds)
         }
     }

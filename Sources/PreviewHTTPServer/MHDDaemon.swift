@@ -210,6 +210,8 @@ final class RequestState: @unchecked Sendable {
     var dispatched = false
     /// Where `respond(to:)` runs: this connection's MHD thread, or a pool worker.
     var respondOn = ResponderThread.worker
+    /// Refused on its head with a body declared: drain that body on close (`LingeringSockets`).
+    var lingersOnClose = false
     /// Set while the request is suspended, for the worker to resume.
     var connection: OpaquePointer?
     /// The responder's answer, waiting for MHD to call the handler again after resume.
@@ -253,6 +255,9 @@ func requestCompleted(
     }
     guard let cls else { return }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    if state.lingersOnClose, code == .REQUEST_TERMINATED_COMPLETED_OK, let connection {
+        lingerOnClose(connection, context: context)
+    }
     // Kept alive, the connection now waits for its next request line.
     state.deadline?.requestCompleted(idleUntil: ConnectionWatchdog.after(seconds: context.idleTimeoutSeconds))
     if state.head != nil { context.inFlight.subtract(1, ordering: .releasing) }
@@ -332,6 +337,8 @@ private func admit(
     state.head = head
     state.deadline?.clear()
     context.inFlight.add(1, ordering: .relaxed)
+    // A refusal is answered before the body is read: a body still on its way is drained on close.
+    state.lingersOnClose = headers["Transfer-Encoding"] != nil || headers["Content-Length"].map { $0 != "0" } == true
     if let problem = HTTPFraming.problem(in: headers) {
         return queueClosing(context.responder.refuse(head, reason: problem), on: connection)
     }
@@ -339,8 +346,10 @@ private func admit(
     case .reject(let response):
         return queueClosing(response, on: connection)
     case .stream(let sink):
+        state.lingersOnClose = false
         state.mode = .stream(sink)
     case .buffer(let requested, let thread):
+        state.lingersOnClose = false
         let limit = max(0, requested)
         state.respondOn = thread
         // Framing is checked above, so a Content-Length here is one plain value.
@@ -355,6 +364,17 @@ private func admit(
         }
     }
     return .YES
+}
+
+/// Hands a duplicate of the connection's socket to the watchdog's lingering close: MHD closes
+/// its own descriptor after this, and the duplicate keeps the socket open while the rest of the
+/// refused body is drained.
+private func lingerOnClose(_ connection: OpaquePointer, context: ServerContext) {
+    let socket = CShims_mhd_connection_fd(connection)
+    guard socket >= 0 else { return }
+    let duplicate = fcntl(socket, F_DUPFD_CLOEXEC, 0)
+    guard duplicate >= 0 else { return }  // out of descriptors: MHD's close resets, as before
+    context.watchdog.lingering.adopt(duplicate, now: ConnectionWatchdog.now())
 }
 
 /// One chunk of body. Returning `.NO` makes MHD close the connection without an answer

@@ -16,6 +16,8 @@ public final class SentinelGroupFixture {
     /// The data nodes' ports; the first is the primary the sentinels start monitoring.
     public let dataPorts: [Int]
     private var children: [Int: ChildProcess] = [:]
+    /// Each data node's command line, so a killed one can be started again.
+    private var dataNodeArguments: [Int: [String]] = [:]
 
     /// The password of every node, sentinels included, when one was given.
     public let password: String?
@@ -44,6 +46,7 @@ public final class SentinelGroupFixture {
                 ]
                 if index > 0 { arguments += ["--replicaof", "127.0.0.1", String(dataPorts[0])] }
                 if let password { arguments += ["--requirepass", password, "--masterauth", password] }
+                dataNodeArguments[port] = arguments
                 try spawn(arguments, port: port)
             }
             let sentinel = ChildProcess.executable(named: "redis-sentinel")
@@ -104,6 +107,17 @@ public final class SentinelGroupFixture {
         guard let child = children.removeValue(forKey: port) else { return }
         child.send(SIGKILL)
         _ = child.waitForExit(timeout: 5)
+    }
+
+    /// Starts the killed data node on `port` again, empty, as a replica of `primary`: what a supervisor restarting a
+    /// lost node does. The sentinels then count it among the primary's replicas.
+    public func restartAsReplica(port: Int, of primary: Int) throws {
+        guard children[port] == nil, var arguments = dataNodeArguments[port] else {
+            throw RedisServerError(message: "no killed data node on port \(port) to restart")
+        }
+        if let index = arguments.firstIndex(of: "--replicaof") { arguments.removeSubrange(index...(index + 2)) }
+        arguments += ["--replicaof", "127.0.0.1", String(primary)]
+        try spawn(arguments, port: port)
     }
 
     /// SIGKILLs everything and removes the directory. Idempotent.

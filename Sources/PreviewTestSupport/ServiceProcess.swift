@@ -20,7 +20,14 @@ public struct ServiceProcessError: Error, CustomStringConvertible {
 ///
 /// The server runs under `setpriv --pdeathsig KILL` when available, spawned from a thread that lives as long as the
 /// child, so a crashed test run leaves no server (and, through its own death signal, no redis-server) behind.
+///
+/// Replica mode (`STREAMPREVIEW_TEST_REPLICAS=N`, or `replicas: N`, N > 1): the server above is replica A, N - 1
+/// more `serve` processes share its data dir and Redis, and nginx balances round-robin over all of them
+/// (`ServiceReplicas`, `LoadBalancerProcess`); `baseURL` is nginx's, and every replica signs URLs for it
+/// (`--public-url`, unless the arguments give one). `pid`, `send(signal:)`, `exitStatus` and `waitForExit` are
+/// replica A's; `stderrPath` holds every replica's log; `stop()` stops nginx, the other replicas, then A.
 public final class ServiceProcess: Sendable {
+    /// The URL tests send to: the server's, or in replica mode the load balancer's.
     public let baseURL: String
     public let dataDirectory: String
     public let pid: Int32
@@ -35,17 +42,30 @@ public final class ServiceProcess: Sendable {
     private let clockFile: String?
     /// The environment of every run of the binary for this server (the test clock).
     private let clockEnvironment: [String: String]
+    /// The other replicas and nginx, in replica mode.
+    private let replicaGroup: ServiceReplicas?
+    /// The direct URL of each replica, A first (bypassing the load balancer); `[baseURL]` with one.
+    public var replicaURLs: [String] { replicaGroup?.urls ?? [baseURL] }
+    /// The load balancer in front of the replicas, in replica mode.
+    public var loadBalancer: LoadBalancerProcess? { replicaGroup?.balancer }
 
     /// Starts `streampreview serve --port 0 --data-dir <dir> <arguments>`. With no `dataDirectory` a fresh one is
     /// made under /tmp (short, so the redis socket path fits) and deleted on deinit; a given one is left in place.
     /// `environment` is added to (and overrides) this process's environment for the server (e.g. storage credentials).
     /// With `testClock` the server, and the `token` runs for it, read their clock through a test clock file
     /// (`STREAMPREVIEW_TEST_CLOCK_FILE`, debug builds only) that `shiftClock(by:)` moves: expiry without waiting.
+    /// `replicas` (default: `STREAMPREVIEW_TEST_REPLICAS`, else 1) above 1 starts replica mode (see the type).
     public init(
         arguments: [String] = [], dataDirectory: String? = nil, environment: [String: String] = [:],
-        testClock: Bool = false
+        testClock: Bool = false, replicas: Int? = nil
     ) throws {
         let binary = try Self.binaryPath()
+        let replicaCount = try replicas ?? ServiceReplicas.countFromEnvironment()
+        let balancerPort = replicaCount > 1 ? try freeLoopbackPort() : nil
+        var arguments = arguments
+        if let balancerPort, !arguments.contains(where: { $0 == "--public-url" || $0.hasPrefix("--public-url=") }) {
+            arguments += ["--public-url", "http://127.0.0.1:\(balancerPort)"]
+        }
         let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
         if testClock {
@@ -72,7 +92,19 @@ public final class ServiceProcess: Sendable {
             diesWithParent: true)
         pid = child.pid
         do {
-            baseURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
+            let directURL = try Self.waitForListening(child: child, stdoutPath: stdoutPath, stderrPath: stderrPath)
+            if let balancerPort {
+                let group = try ServiceReplicas(
+                    count: replicaCount, firstURL: directURL, balancerPort: balancerPort, binary: binary,
+                    arguments: arguments, dataDirectory: self.dataDirectory,
+                    environment: environment.merging(clockEnvironment) { $1 }, logDirectory: logDirectory,
+                    stderrPath: stderrPath)
+                replicaGroup = group
+                baseURL = group.balancer.baseURL
+            } else {
+                replicaGroup = nil
+                baseURL = directURL
+            }
         } catch {
             child.send(SIGKILL)
             _ = child.waitForExit(timeout: 5)
@@ -124,6 +156,7 @@ public final class ServiceProcess: Sendable {
             return !already
         }
         guard first else { return 0 }
+        replicaGroup?.stop()
         let started = Date()
         child.send(SIGTERM)
         if !child.waitForExit(timeout: 10) {
@@ -198,7 +231,7 @@ public final class ServiceProcess: Sendable {
                 + "build it first (`swift build`) or set STREAMPREVIEW_BINARY")
     }
 
-    private static func waitForListening(child: ChildProcess, stdoutPath: String, stderrPath: String) throws -> String {
+    static func waitForListening(child: ChildProcess, stdoutPath: String, stderrPath: String) throws -> String {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""

@@ -19,6 +19,31 @@ struct S3MotoFlowTests {
         #expect(keys.count == 2 && keys.allSatisfy { $0.hasPrefix("previews/801/") }, "\(keys)")
     }
 
+    @Test func readyzIsOffWhileTheBucketIsMissingAndOnAgainOnceItIsBack() throws {
+        let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-ready")
+        // Each serve process probes the bucket itself: ask each one (all of them in replica mode).
+        let replicas = flow.service.replicaURLs
+        func ready(_ replica: String) -> (status: Int, body: String)? {
+            guard let reply = try? flow.api.send("GET", replica + "/readyz") else { return nil }
+            return (reply.status, String(decoding: reply.body, as: UTF8.self))
+        }
+        for replica in replicas {
+            #expect(eventually(within: 15) { ready(replica)?.status == 200 }, "\(replica): ready with the bucket")
+        }
+        #expect(try flow.endpoint.send("DELETE", "/\(flow.bucket)").status == 204)
+        for replica in replicas {
+            let off = eventually(within: 15) {
+                guard let reply = ready(replica) else { return false }
+                return reply.status == 503 && reply.body.contains("object store unavailable")
+            }
+            #expect(off, "\(replica): not ready once the bucket is gone")
+        }
+        try flow.endpoint.createBucket(flow.bucket)
+        for replica in replicas {
+            #expect(eventually(within: 15) { ready(replica)?.status == 200 }, "\(replica): ready with the bucket back")
+        }
+    }
+
     @Test func commitRefusesObjectsThatAreMissingOrNotWhatWasDeclared() throws {
         let flow = try S3Flow(endpoint: try MotoServer.start().endpoint, bucketPrefix: "sp-verify")
         let token = try flow.service.token(sub: "s3-802", role: "streamer", streams: [802])

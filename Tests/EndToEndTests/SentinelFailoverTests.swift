@@ -75,8 +75,11 @@ struct SentinelFailoverTests {
         "With the primary killed under load the service finds the new primary through the sentinels without a restart: only 503s meanwhile, no 500, and no acknowledged like or commit is lost"
     )
     func primaryKilledUnderLoad() throws {
-        // Two replicas: with --redis-wait-replicas 1 the promoted one needs a replica of its own to confirm writes.
-        let group = try SentinelGroupFixture(replicas: 2)
+        // One replica and --redis-wait-replicas 1: every acknowledged write is on the node the sentinels promote.
+        // With more replicas than WAIT counts, the sentinels may promote one that lacks a write, since they rank
+        // replicas by the offsets they last read. The promoted node then has no replica to confirm writes until the
+        // killed one is back, so the test restarts it, as a supervisor would.
+        let group = try SentinelGroupFixture(replicas: 1)
         let service = try ServiceProcess(arguments: [
             "--redis", group.url, "--redis-wait-replicas", "1", "--redis-wait-timeout", "1000",
         ])
@@ -114,12 +117,15 @@ struct SentinelFailoverTests {
         group.kill(port: oldPrimary)
 
         var switchedAt = 0.0
+        var newPrimary: Int?
         #expect(
             eventually(within: 30) {
                 guard let port = group.primaryPort(), port != oldPrimary else { return false }
                 switchedAt = record.now
+                newPrimary = port
                 return true
             }, "the sentinels promote a replica")
+        try group.restartAsReplica(port: oldPrimary, of: try #require(newPrimary))
         #expect(
             eventually(within: 40) {
                 record.firstSuccess([.like], startedAfter: killedAt) != nil
@@ -153,7 +159,7 @@ struct SentinelFailoverTests {
         #expect(calls.allSatisfy { [200, 503].contains($0.status) }, "only 200 and 503: \(statuses)")
         #expect(statuses[500] == nil, "no 500 at any point")
         #expect(unavailable.allSatisfy { $0.retryAfter }, "every 503 has Retry-After")
-        #expect(recovered.finished - switchedAt <= 30, "writes succeed again within 30 s of the switch")
+        #expect(recovered.finished - switchedAt <= 10, "writes succeed again within 10 s of the switch")
         let resubscribed = eventually(within: 10) {
             let log = (try? String(contentsOfFile: service.stderrPath, encoding: .utf8)) ?? ""
             return log.contains("feed_changes_resubscribed")

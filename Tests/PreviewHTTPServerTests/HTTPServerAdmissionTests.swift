@@ -40,6 +40,38 @@ struct HTTPServerAdmissionTests {
         #expect(responder.seenHeads.map(\.path) == ["/no"])
     }
 
+    @Test("a client still sending the body of a request refused on its head can read the whole answer: no reset")
+    func rejectLingersWhileTheBodyArrives() throws {
+        let responder = RecordingResponder(admission: { _ in
+            .reject(HTTPResponse(status: 413, body: .bytes(Array("too large".utf8))))
+        })
+        try withServer(responder) { port in
+            let connection = try RawHTTPConnection(port: port)
+            // As a proxy streaming a body does: the whole body goes out before the answer is read. 12 MiB is
+            // more than the kernel buffers before the server reads (its receive buffer grows only as it reads).
+            try connection.send("PUT /objects/big HTTP/1.1\r\nHost: h\r\nContent-Length: 12582912\r\n\r\n")
+            for _ in 0..<192 { try connection.send([UInt8](repeating: 0x61, count: 64 << 10)) }
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.body == Array("too large".utf8))
+            #expect(try connection.readUntilClosed().isEmpty)
+        }
+    }
+
+    @Test("a client that never stops sending the body of a refused request is cut off after the drain budget")
+    func rejectStopsDrainingAnEndlessBody() throws {
+        let responder = RecordingResponder(admission: { _ in .reject(HTTPResponse(status: 413)) })
+        try withServer(responder) { port in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("PUT /objects/big HTTP/1.1\r\nHost: h\r\nContent-Length: 1073741824\r\n\r\n")
+            var sent = 0
+            let chunk = [UInt8](repeating: 0x61, count: 64 << 10)
+            // 64 MiB are drained at most; with the kernel's buffers on both sides, well under 512 MiB go out.
+            while sent < 512 << 20, (try? connection.send(chunk)) != nil { sent += chunk.count }
+            #expect(sent < 512 << 20, "the server is still reading after \(sent >> 20) MiB")
+        }
+    }
+
     @Test(
         "a streamed body reaches the sink exactly, by Content-Length or chunked, and respond gets that sink",
         arguments: [false, true])

@@ -51,7 +51,7 @@ enum ServeCommand {
             crypto: crypto, metrics: metrics.storage,
             // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
             clients: options.workerThreads + 2)
-        let context = AppContext(
+        var context = AppContext(
             store: store, storage: storage, localStore: localStore, policy: options.policy,
             fastStart: options.fastStart,
             authenticator: Authenticator(
@@ -62,6 +62,13 @@ enum ServeCommand {
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
+
+        if localStore == nil {
+            let readiness = StorageReadiness(storage: storage)
+            readiness.start()
+            context.storageReadiness = readiness
+        }
+        defer { context.storageReadiness?.stop() }
 
         let changes = FeedChangeListener(
             store: store, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)

@@ -1,14 +1,14 @@
 import PreviewCore
 
-/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, and Redis
-/// answers too).
+/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, Redis answers,
+/// and a remote object store answered its last background probe).
 struct HealthHandlers: Sendable {
     let context: AppContext
 
     func health() -> HTTPResponse { status("ok", 200) }
 
-    /// 503 while draining, or when Redis does not answer. (The object store is not probed here:
-    /// /readyz runs on the HTTP threads, which must never wait on a store.)
+    /// 503 while draining, when Redis does not answer, or when the object store's background
+    /// probe failed or has waited too long (read, never waited for: this runs on the HTTP threads).
     func ready() -> HTTPResponse {
         if context.lifecycle.isDraining { return notReady("draining") }
         do {
@@ -16,6 +16,10 @@ struct HealthHandlers: Sendable {
         } catch {
             Log.warn("not_ready", ["reason": "\(error)"])
             return notReady("redis unavailable")
+        }
+        if let failure = context.storageReadiness?.failure {
+            Log.warn("not_ready", ["reason": "object store: \(failure)"])
+            return notReady("object store unavailable")
         }
         return status("ready", 200)
     }

@@ -23,6 +23,8 @@ struct AppContext: Sendable {
     var lifecycle = ServerLifecycle()
     /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
     var metrics = AppMetrics()
+    /// The remote object store's last readiness probe; nil for the embedded store, which is this process.
+    var storageReadiness: StorageReadiness?
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

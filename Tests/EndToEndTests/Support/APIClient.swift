@@ -42,7 +42,28 @@ final class APIClient {
         for (name, value) in headers { request.headers.add(name, value) }
         request.timeoutSeconds = 15
         let response = try http.send(request)
+        if !target.hasPrefix("http"), method != "GET", method != "HEAD" { awaitReplicaAgreement() }
         return Reply(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// With several replicas behind the load balancer: waits (up to 10 s, else records an issue) until every
+    /// replica's anonymous feed has the same ETag. A replica hears another's commit, like or end of stream over
+    /// Redis pub/sub a few milliseconds after it was answered (ReplicaAgreementTests measures it), and round-robin
+    /// sends the very next request to the other replica, so without this wait a test reading its own write could
+    /// be answered from before it. Called after every API request that may change the feed.
+    func awaitReplicaAgreement(sourceLocation: SourceLocation = #_sourceLocation) {
+        let replicas = service.replicaURLs
+        guard replicas.count > 1 else { return }
+        var tags: [String?] = []
+        let agreed = eventually(within: 10) {
+            tags = replicas.map { replica in
+                let request = HTTPClientRequest(method: "GET", url: replica + "/api/feed?limit=100", body: .none)
+                guard let response = try? http.send(request), response.status == 200 else { return nil }
+                return response.headers["ETag"]
+            }
+            return tags.allSatisfy { $0 != nil && $0 == tags.first }
+        }
+        if !agreed { Issue.record("the replicas' feeds disagree: ETags \(tags)", sourceLocation: sourceLocation) }
     }
 
     /// POSTs a JSON text to an API path.
