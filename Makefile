@@ -88,8 +88,8 @@ bench-sweep: bench-deps
 	$(PYTHON) -B scripts/bench/sweep.py
 
 # The Containerfile built with podman from base images made here with debootstrap (no registry):
-# scripts/make-image.sh. The two bases are made once (about 12 minutes on 2 busy cores), then a
-# build with changed sources compiles the release binary in the container (about 4.5 minutes);
+# scripts/make-image.sh. The two bases are made once (8 to 12 minutes on 2 busy cores), then a
+# build with changed sources compiles the release binary in the container (about 4 minutes);
 # scripts/test-image.sh runs the image (about 7 s); scripts/test-sentinel-example.sh runs
 # deploy/kubernetes/redis-sentinel.yaml's Redis as containers with serve from the image against it
 # and kills the primary (about 30 s). Not part of make test (too long); IMAGE=name:tag picks the tag.

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Runs deploy/kubernetes/redis-sentinel.yaml's Redis as containers and `serve` from the image
 # against it, the way the manifests wire them (`make test-image`), and fails on the first problem:
-#   - three data nodes and three sentinels, each started by the ConfigMap's start script with its
+#   - the data nodes (a primary and a replica) and three sentinels, each started by the ConfigMap's start script with its
 #     pod's host name and DNS name, the password from streampreview-redis-auth. A podman network
 #     with fixed addresses and every pod's name in each container's /etc/hosts stands in for the
 #     headless Services: as there (publishNotReadyAddresses), a dead pod's name still resolves.
 #     (podman's own DNS drops a dead container's name and forwards the lookup upstream, which can
 #     hang here: the sentinels then block, enter TILT mode and delay the failover by 30 s or more.)
-#   - the sentinels agree on streampreview-redis-0 as the primary, with 2 replicas and 2 peers;
+#   - the sentinels agree on streampreview-redis-0 as the primary, with its replica and 2 peers;
 #   - serve, given streampreview-secrets' STREAMPREVIEW_REDIS_URL and the ConfigMap's
 #     STREAMPREVIEW_REDIS_WAIT_REPLICAS, answers an end of stream (a write that waits for a
 #     replica) with 204;
-#   - the primary is killed: the sentinels promote another node, and the same write succeeds
-#     again without restarting serve, with no 500 on the way (the 503s and seconds are printed).
+#   - the primary is killed: the sentinels promote the replica; the killed node is started again
+#     once they have (as its StatefulSet would) and rejoins as the replica; the same write
+#     succeeds again without restarting serve, with no 500 on the way (503s while no replica can
+#     confirm it, WAIT 1; the counts and seconds are printed).
 # The official image's redis-sentinel is `redis-server --sentinel`: a two-line wrapper stands in.
 # Needs root, podman with bridge networking, the image (make image), curl, and .build/deploy-venv
 # (made here as scripts/test-deploy.sh makes it) to read the YAML. EXAMPLE_SUBNET (10.233.77)
@@ -63,8 +65,10 @@ secrets = find("Secret", "streampreview-secrets")["stringData"]
 (out / "url").write_text(secrets["STREAMPREVIEW_REDIS_URL"])
 (out / "token-secret").write_text(secrets["STREAMPREVIEW_TOKEN_SECRET"])
 (out / "wait-replicas").write_text(find("ConfigMap", "streampreview-config")["data"]["STREAMPREVIEW_REDIS_WAIT_REPLICAS"])
+(out / "data-nodes").write_text(str(find("StatefulSet", "streampreview-redis")["spec"]["replicas"]))
 PY
 password="$(cat "$scratch/password")"
+nodes="$(cat "$scratch/data-nodes")"
 printf '#!/bin/sh\nexec redis-server "$@" --sentinel\n' >"$scratch/redis-sentinel"
 chmod 0755 "$scratch/redis-sentinel"
 chmod -R a+rX "$scratch"
@@ -73,10 +77,12 @@ subnet="${EXAMPLE_SUBNET:-10.233.77}"
 podman network create --disable-dns --subnet "$subnet.0/24" "$network" >/dev/null
 declare -A address
 hosts=()
-for i in 0 1 2; do
+for ((i = 0; i < nodes; i++)); do
   address["streampreview-redis-$i"]="$subnet.$((10 + i))"
-  address["streampreview-sentinel-$i"]="$subnet.$((20 + i))"
   hosts+=(--add-host "streampreview-redis-$i.streampreview-redis:$subnet.$((10 + i))")
+done
+for i in 0 1 2; do
+  address["streampreview-sentinel-$i"]="$subnet.$((20 + i))"
   hosts+=(--add-host "streampreview-sentinel-$i.streampreview-sentinel:$subnet.$((20 + i))")
 done
 
@@ -84,8 +90,10 @@ done
 start() {
   local pod="$1" script="$2" writable="$3"
   containers+=("$pod-$$")
+  # /data outlives a restart, as the volume claim does.
+  mkdir -m 0777 "$scratch/$pod"
   "${PODMAN[@]}" run -d --name "$pod-$$" --hostname "$pod" --network "$network" --ip "${address[$pod]}" "${hosts[@]}" \
-    "${PODMAN_LIMITS[@]}" --read-only --tmpfs "$writable:rw,mode=1777" --tmpfs /data:rw,mode=1777 \
+    "${PODMAN_LIMITS[@]}" --read-only --tmpfs "$writable:rw,mode=1777" -v "$scratch/$pod:/data" \
     -v "$scratch/config:/config:ro" -v "$scratch/redis-sentinel:/usr/local/bin/redis-sentinel:ro" \
     -e REDIS_PASSWORD="$password" -e REDISCLI_AUTH="$password" \
     --entrypoint /bin/sh "$image" "/config/$script" >/dev/null
@@ -110,20 +118,21 @@ field() { cli "$1" -p 26379 SENTINEL master streampreview | awk -v key="$2" 'fou
 agreed() {
   local i
   for i in 0 1 2; do
-    [ "$(field "streampreview-sentinel-$i" ip)" = "$1" ] && [ "$(field "streampreview-sentinel-$i" num-slaves)" = 2 ] &&
+    [ "$(field "streampreview-sentinel-$i" ip)" = "$1" ] &&
+      [ "$(field "streampreview-sentinel-$i" num-slaves)" = $((nodes - 1)) ] &&
       [ "$(field "streampreview-sentinel-$i" num-other-sentinels)" = 2 ] || return 1
   done
 }
 
 # Data nodes in order (podManagementPolicy OrderedReady), then the sentinels.
-for i in 0 1 2; do
+for ((i = 0; i < nodes; i++)); do
   start "streampreview-redis-$i" start-redis.sh /run/redis
   wait_for 30 "streampreview-redis-$i answers PING" pong "streampreview-redis-$i"
 done
 for i in 0 1 2; do start "streampreview-sentinel-$i" start-sentinel.sh /run/sentinel; done
 first="streampreview-redis-0.streampreview-redis"
-wait_for 60 "the sentinels agree on $first with 2 replicas and 2 peers" agreed "$first"
-echo "ok   sentinels agree: primary $first, 2 replicas, 3 sentinels"
+wait_for 60 "the sentinels agree on $first with $((nodes - 1)) replicas and 2 peers" agreed "$first"
+echo "ok   sentinels agree: primary $first, $((nodes - 1)) replica(s), 3 sentinels"
 
 # serve as serve.yaml runs it (local store: no bucket here).
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -147,7 +156,8 @@ status="$(end_stream)"
 [ "$status" = 204 ] || { echo "FAIL end of stream before the failover answered $status, not 204" >&2; exit 1; }
 echo "ok   serve reaches the primary through $(cat "$scratch/url" | sed 's#//[^@]*@#//***@#'): end of stream 204"
 
-# Failover: the primary dies; the write is retried until it succeeds again.
+# Failover: the primary dies; the write is retried until it succeeds again. Once the sentinels
+# have switched, the dead node starts again (its StatefulSet's restart) and rejoins as replica.
 "${PODMAN[@]}" kill "streampreview-redis-0-$$" >/dev/null
 killed=$SECONDS
 answers=""
@@ -159,6 +169,7 @@ while [ $SECONDS -lt $deadline ]; do
   promoted="$(field streampreview-sentinel-1 ip)"
   if [ -z "$promoted_after" ] && [ -n "$promoted" ] && [ "$promoted" != "$first" ]; then
     promoted_after=$((SECONDS - killed))
+    "${PODMAN[@]}" start "streampreview-redis-0-$$" >/dev/null
   fi
   [ "$status" = 204 ] && [ -n "$promoted_after" ] && break
   sleep 0.2
@@ -173,7 +184,7 @@ if [ "$(count 500)" != 0 ]; then
   echo "FAIL $(count 500) answers 500 during the failover" >&2
   exit 1
 fi
-echo "ok   failover to $promoted (sentinels switched ${promoted_after} s after the kill): end of stream 204 again" \
-  "$recovered s after the kill, without a restart;" \
+echo "ok   failover to $promoted (sentinels switched ${promoted_after} s after the kill, the old primary then" \
+  "restarted): end of stream 204 again $recovered s after the kill, without restarting serve;" \
   "$(count 503) answers 503, $(count 204) 204, $(count 000) no answer, 0 500"
 echo "test-sentinel-example: the Sentinel example and serve work together"

@@ -257,8 +257,9 @@ def serve_deployment(documents, config):
         check(len(budgets) == 1, "%s: one PodDisruptionBudget selects its pods" % name)
 
 
-def sentinel(documents, secret):
-    """A redis-sentinel:// URL names sentinel pods of a StatefulSet here, its master and its password."""
+def sentinel(documents, config, secret):
+    """A redis-sentinel:// URL names sentinel pods of a StatefulSet here, its master and its password;
+    every replica the sentinels may promote confirms each acknowledged write (WAIT)."""
     url = secret.get("STREAMPREVIEW_REDIS_URL", "")
     match = re.fullmatch(r"redis-sentinel://(?:([^@]*)@)?([^/#]+)(?:/\d*)?#(.+)", url)
     if not url.startswith("redis-sentinel://"):
@@ -291,6 +292,16 @@ def sentinel(documents, secret):
                       for value in (doc.get("data") or {}).values())
     check(re.search(r"sentinel monitor %s " % re.escape(master), texts) is not None,
           "STREAMPREVIEW_REDIS_URL: master %s is the one the sentinels monitor" % master)
+    sentinel_sets = {host.partition(".")[0].rsplit("-", 1)[0] for host in hosts.split(",")}
+    owners = {sets[name]["metadata"]["labels"].get("app.kubernetes.io/name") for name in sentinel_sets if name in sets}
+    data = [s for s in sets.values() if s["metadata"]["labels"].get("app.kubernetes.io/name") in owners
+            and s["metadata"]["labels"].get("app.kubernetes.io/component") == "data"]
+    check(len(data) == 1, "STREAMPREVIEW_REDIS_URL: one data-node StatefulSet beside its sentinels")
+    for nodes in data:
+        wait = number(config, "STREAMPREVIEW_REDIS_WAIT_REPLICAS", 0)
+        check(wait == nodes["spec"]["replicas"] - 1,
+              "STREAMPREVIEW_REDIS_WAIT_REPLICAS %d is every replica of StatefulSet %s (%d)"
+              % (wait, nodes["metadata"]["name"], nodes["spec"]["replicas"] - 1))
     passwords = {value for doc in documents if doc["kind"] == "Secret" and doc["metadata"]["name"] != "streampreview-secrets"
                  for key, value in secret_values(doc).items() if key == "REDIS_PASSWORD"}
     check(not passwords or password in passwords, "STREAMPREVIEW_REDIS_URL: the password is the data nodes' REDIS_PASSWORD")
@@ -347,7 +358,7 @@ def main():
     config, secret = settings(folder / "kubernetes", documents, help_texts)
     kubernetes(documents, config)
     serve_deployment(documents, config)
-    sentinel(documents, secret)
+    sentinel(documents, config, secret)
     systemd(folder)
     if not FAILURES:
         print("ok   %d checks of the sweeper's bounds, the API Deployment, the settings against --help and the "
