@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs deploy/kubernetes/redis-sentinel.yaml's Redis as containers and `serve` from the image
 # against it, the way the manifests wire them (`make test-image`), and fails on the first problem:
-#   - the data nodes (a primary and a replica) and three sentinels, each started by the ConfigMap's start script with its
-#     pod's host name and DNS name, the password from streampreview-redis-auth. A podman network
+#   - the data nodes (a primary and a replica) and three sentinels, each started by the
+#     ConfigMap's start script with its pod's host name and DNS name, the password from
+#     streampreview-redis-auth, its /data kept across a restart as a volume claim. A podman network
 #     with fixed addresses and every pod's name in each container's /etc/hosts stands in for the
 #     headless Services: as there (publishNotReadyAddresses), a dead pod's name still resolves.
 #     (podman's own DNS drops a dead container's name and forwards the lookup upstream, which can
@@ -15,7 +16,8 @@
 #     once they have (as its StatefulSet would) and rejoins as the replica; the same write
 #     succeeds again without restarting serve, with no 500 on the way (503s while no replica can
 #     confirm it, WAIT 1; the counts and seconds are printed).
-# The official image's redis-sentinel is `redis-server --sentinel`: a two-line wrapper stands in.
+# This image has no redis-sentinel command (the manifests' redis image has): a two-line wrapper
+# running `redis-server --sentinel` stands in.
 # Needs root, podman with bridge networking, the image (make image), curl, and .build/deploy-venv
 # (made here as scripts/test-deploy.sh makes it) to read the YAML. EXAMPLE_SUBNET (10.233.77)
 # picks the network's /24 when that one is taken.
