@@ -55,7 +55,9 @@ public struct ServeOptions: Sendable, Equatable {
                 help: "embedded Redis, objects and secrets (default ./.streampreview)"),
             OptionSpec(
                 flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
-                help: "use this Redis (redis://host:port/db or unix:///path) instead of starting one"),
+                help:
+                    "use this Redis (redis://host:port/db, unix:///path, or redis-cluster://host:port,host:port... for a cluster) instead of starting one"
+            ),
             OptionSpec(
                 flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER",
                 help: "redis-server executable for the embedded Redis (default redis-server)"),

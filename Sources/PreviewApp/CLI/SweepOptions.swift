@@ -27,7 +27,7 @@ public struct SweepOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
-                help: "the Redis serve uses (redis://host:port/db or unix:///path)"),
+                help: "the Redis serve uses (redis://host:port/db, unix:///path or redis-cluster://host:port,...)"),
             ServeOptions.keyPrefixSpec,
         ] + ServeOptions.lifetimeSpecs + [
             OptionSpec(

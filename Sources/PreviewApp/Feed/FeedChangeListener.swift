@@ -8,10 +8,11 @@ import Synchronization
 /// made through another replica shows here within milliseconds rather than at the next
 /// reload. A lost subscription costs only that: the snapshot's own one-second expiry still
 /// bounds how stale it can be, and after reconnecting the snapshot is reloaded, since
-/// messages may have been missed meanwhile.
+/// messages may have been missed meanwhile. With several endpoints (the nodes of a cluster,
+/// where classic pub/sub reaches every node), each failure moves on to the next.
 final class FeedChangeListener: Sendable {
     private let store: PreviewStore
-    private let endpoint: RedisEndpoint
+    private let endpoints: [RedisEndpoint]
     private let cache: FeedSnapshotCache
     private let nowMilliseconds: @Sendable () -> Int64
     private let stopped = Mutex(false)
@@ -20,11 +21,11 @@ final class FeedChangeListener: Sendable {
     static let idleSeconds = 30.0
 
     init(
-        store: PreviewStore, endpoint: RedisEndpoint, cache: FeedSnapshotCache,
+        store: PreviewStore, endpoints: [RedisEndpoint], cache: FeedSnapshotCache,
         nowMilliseconds: @escaping @Sendable () -> Int64
     ) {
         self.store = store
-        self.endpoint = endpoint
+        self.endpoints = endpoints
         self.cache = cache
         self.nowMilliseconds = nowMilliseconds
     }
@@ -43,6 +44,7 @@ final class FeedChangeListener: Sendable {
         var failures = 0
         while !stopped.withLock({ $0 }) {
             do {
+                let endpoint = endpoints[failures % max(1, endpoints.count)]
                 let connection = try RedisConnection(endpoint: endpoint, commandTimeout: Self.idleSeconds)
                 _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges])
                 if failures > 0 { Log.info("feed_changes_resubscribed", [:]) }

@@ -1,10 +1,11 @@
 public import PreviewCore
 
-/// Every Redis operation of the product, on top of a connection pool. Multi-step changes of
+/// Every Redis operation of the product, on one server's pool or a cluster. Multi-step changes of
 /// one stream run as the Lua scripts in `PreviewScripts`; the global indexes are maintained
 /// as `RedisKeys` describes.
 public final class PreviewStore: Sendable {
-    public let pool: RedisPool
+    /// One server's pool or a cluster (`RedisClient`).
+    public let pool: any RedisClient
     public let keys: RedisKeys
     let failpoints: Failpoints
     /// Names this process in the feed changes it announces (random per store).
@@ -21,10 +22,14 @@ public final class PreviewStore: Sendable {
         }
     }
 
-    public init(pool: RedisPool, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
-        self.pool = pool
+    public init(client: any RedisClient, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
+        self.pool = client
         self.keys = keys
         self.failpoints = failpoints
+    }
+
+    public convenience init(pool: RedisPool, keys: RedisKeys, failpoints: Failpoints = Failpoints()) {
+        self.init(client: RedisServerClient(pool: pool), keys: keys, failpoints: failpoints)
     }
 
     /// PING, for readiness.

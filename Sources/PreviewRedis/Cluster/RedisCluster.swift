@@ -1,0 +1,304 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A Redis Cluster client: the slot map comes from `CLUSTER SLOTS` of any known node, each
+/// primary has its own `RedisPool`, and every command and script call is sent to the primary
+/// that owns its keys (`ClusterCommand`).
+///
+/// Order: a pipeline is sent as runs of consecutive commands for the same node, one run after
+/// the other, so its commands take effect in their order across nodes (a write-ahead such as
+/// the sweep queue before a stream's script holds). Only a pipeline of read-only commands is
+/// regrouped into one run per node.
+///
+/// Redirects: `MOVED` records the new owner, refreshes the whole map (at most every 100 ms)
+/// and resends the command there; `ASK` sends `ASKING` and the command to the named node
+/// without touching the map; `TRYAGAIN` (keys split by a migration) is resent after 10, 20,
+/// 40... ms. A command is redirected at most `maxRedirects` times. A redirected command is
+/// resent after the rest of its run was already run by the node that refused it: only commands
+/// for the same node, and only while a slot moves. `NOSCRIPT` loads the script on that node and
+/// resends. A connection failure is thrown (the command may or may not have run) and makes the
+/// next call refresh the map, which finds a promoted replica after a failover.
+public final class RedisCluster: RedisClient, Sendable {
+    public let endpoint: RedisClusterEndpoint
+    private let maxIdle: Int
+    private let connectTimeout: Double
+    private let commandTimeout: Double
+    private let state = Mutex(State())
+    private let scriptSHAs = Mutex<[RedisScript: String]>([:])
+    private let movedCount = Atomic<Int>(0)
+    private let askCount = Atomic<Int>(0)
+    private let tryAgainCount = Atomic<Int>(0)
+
+    static let maxRedirects = 8
+    static let refreshInterval = Duration.milliseconds(100)
+
+    private struct State {
+        var map = ClusterSlotMap()
+        var pools: [String: RedisPool] = [:]
+        /// True until the first map is read, and after a connection failure.
+        var stale = true
+        var lastRefresh: ContinuousClock.Instant?
+    }
+
+    /// Redirects followed since start, for logs.
+    public struct Redirects: Sendable, Equatable {
+        public var moved: Int
+        public var ask: Int
+        public var tryAgain: Int
+    }
+
+    /// Dials nothing up front: the first call reads the slot map. `maxIdle` is per node.
+    public init(
+        endpoint: RedisClusterEndpoint, maxIdle: Int = 16, connectTimeout: Double = 1, commandTimeout: Double = 2
+    ) {
+        self.endpoint = endpoint
+        self.maxIdle = maxIdle
+        self.connectTimeout = connectTimeout
+        self.commandTimeout = commandTimeout
+    }
+
+    public var redirects: Redirects {
+        Redirects(
+            moved: movedCount.load(ordering: .relaxed), ask: askCount.load(ordering: .relaxed),
+            tryAgain: tryAgainCount.load(ordering: .relaxed))
+    }
+
+    public func withConnection<T>(_ body: (any RedisCommands) throws -> T) throws -> T {
+        try body(Session(cluster: self))
+    }
+
+    /// Routes the calls of one `withConnection`; holds no connection between calls.
+    private struct Session: RedisCommands {
+        let cluster: RedisCluster
+
+        func command(_ args: [String]) throws -> RedisValue {
+            try Self.thrown(try cluster.execute([ClusterCommand(args)])[0])
+        }
+
+        func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
+            try cluster.execute(commands.map { ClusterCommand($0) })
+        }
+
+        func eval(_ script: RedisScript, keys: [String], args: [String]) throws -> RedisValue {
+            try Self.thrown(try cluster.execute([try cluster.evalCommand(script, keys: keys, args: args)])[0])
+        }
+
+        func eval(_ script: RedisScript, keys: [String], args: [String], after commands: [[String]]) throws
+            -> RedisValue
+        {
+            let call = try cluster.evalCommand(script, keys: keys, args: args)
+            let replies = try cluster.execute(commands.map { ClusterCommand($0) } + [call])
+            for case .error(let message) in replies.dropLast() { throw RedisError(kind: .server, message: message) }
+            return try Self.thrown(replies[replies.count - 1])
+        }
+
+        func evalPipeline(_ script: RedisScript, calls: [(keys: [String], args: [String])]) throws -> [RedisValue] {
+            guard let first = calls.first else { return [] }
+            _ = try cluster.evalCommand(script, keys: first.keys, args: first.args)  // learns the SHA once
+            return try cluster.execute(try calls.map { try cluster.evalCommand(script, keys: $0.keys, args: $0.args) })
+        }
+
+        private static func thrown(_ reply: RedisValue) throws -> RedisValue {
+            if case .error(let message) = reply { throw RedisError(kind: .server, message: message) }
+            return reply
+        }
+    }
+
+    // MARK: - Routing
+
+    /// EVALSHA of `script`; its SHA1 is learnt once from SCRIPT LOAD on the node of its keys.
+    private func evalCommand(_ script: RedisScript, keys: [String], args: [String]) throws -> ClusterCommand {
+        let sha: String
+        if let known = scriptSHAs.withLock({ $0[script] }) {
+            sha = known
+        } else {
+            let node = try owner(of: keys.first.map(ClusterSlot.of))
+            sha = try load(script, on: node)
+        }
+        return ClusterCommand(["EVALSHA", sha, String(keys.count)] + keys + args, script: script)
+    }
+
+    /// Runs `commands` (see the type's comment for the order) and returns one reply per command,
+    /// error replies inline.
+    private func execute(_ commands: [ClusterCommand]) throws -> [RedisValue] {
+        guard !commands.isEmpty else { return [] }
+        try refreshIfStale()
+        var nodes: [String] = []
+        nodes.reserveCapacity(commands.count)
+        for command in commands {
+            // A keyless command goes with the one before it.
+            nodes.append(command.slot == nil && !nodes.isEmpty ? nodes[nodes.count - 1] : try owner(of: command.slot))
+        }
+        var runs: [(node: String, indices: [Int])] = []
+        if commands.allSatisfy(\.isReadOnly) {
+            var position: [String: Int] = [:]
+            for (index, node) in nodes.enumerated() {
+                if let run = position[node] {
+                    runs[run].indices.append(index)
+                } else {
+                    position[node] = runs.count
+                    runs.append((node, [index]))
+                }
+            }
+        } else {
+            for (index, node) in nodes.enumerated() {
+                if let last = runs.last, last.node == node {
+                    runs[runs.count - 1].indices.append(index)
+                } else {
+                    runs.append((node, [index]))
+                }
+            }
+        }
+        var replies = [RedisValue](repeating: .null, count: commands.count)
+        for run in runs {
+            let answered = try send(run.indices.map { commands[$0].args }, to: run.node)
+            for (index, reply) in zip(run.indices, answered) {
+                replies[index] = try settle(commands[index], reply: reply, from: run.node)
+            }
+        }
+        return replies
+    }
+
+    /// Follows redirects and reloads scripts until the command has a final reply.
+    private func settle(_ command: ClusterCommand, reply first: RedisValue, from firstNode: String) throws -> RedisValue
+    {
+        var reply = first
+        var node = firstNode
+        var asking = false
+        for attempt in 0..<Self.maxRedirects {
+            guard case .error(let message) = reply else { return reply }
+            if message.hasPrefix("NOSCRIPT"), let script = command.script {
+                _ = try load(script, on: node)
+            } else if let redirect = ClusterRedirect(error: message) {
+                switch redirect {
+                case .moved(let slot, let host, let port):
+                    movedCount.add(1, ordering: .relaxed)
+                    node = ClusterSlotMap.address(host: host.isEmpty ? Self.host(of: node) : host, port: port)
+                    asking = false
+                    state.withLock { $0.map.assign(slot: slot, to: node) }
+                    try refresh(force: false)
+                case .ask(_, let host, let port):
+                    askCount.add(1, ordering: .relaxed)
+                    node = ClusterSlotMap.address(host: host.isEmpty ? Self.host(of: node) : host, port: port)
+                    asking = true
+                case .tryAgain:
+                    tryAgainCount.add(1, ordering: .relaxed)
+                    usleep(UInt32(10_000 << min(attempt, 6)))
+                    node = try owner(of: command.slot)
+                    asking = false
+                }
+            } else {
+                return reply
+            }
+            if asking {
+                reply = try send([["ASKING"], command.args], to: node)[1]
+            } else {
+                reply = try send([command.args], to: node)[0]
+            }
+        }
+        return reply
+    }
+
+    private func send(_ commands: [[String]], to node: String) throws -> [RedisValue] {
+        do {
+            return try pool(for: node).withConnection { (connection: RedisConnection) in
+                try connection.pipeline(commands)
+            }
+        } catch let error as RedisError where error.kind == .connection || error.kind == .timeout {
+            state.withLock { $0.stale = true }
+            throw error
+        }
+    }
+
+    private func load(_ script: RedisScript, on node: String) throws -> String {
+        let reply = try send([["SCRIPT", "LOAD", script.source]], to: node)[0]
+        guard let sha = reply.string, !sha.isEmpty else {
+            throw RedisError(
+                kind: .protocolError, message: "SCRIPT LOAD of '\(script.name)' on \(node) answered \(reply)")
+        }
+        scriptSHAs.withLock { $0[script] = sha }
+        return sha
+    }
+
+    /// The primary serving `slot`; for a keyless command (nil), any primary.
+    private func owner(of slot: Int?) throws -> String {
+        let known = state.withLock { state in slot.map { state.map.owners[$0] } ?? state.map.primaries.first }
+        if let known { return known }
+        try refresh(force: true)
+        if let found = state.withLock({ state in slot.map { state.map.owners[$0] } ?? state.map.primaries.first }) {
+            return found
+        }
+        throw RedisError(
+            kind: .connection, message: "no node of \(endpoint) serves slot \(slot.map(String.init) ?? "any")")
+    }
+
+    private func pool(for node: String) throws -> RedisPool {
+        try state.withLock { state in
+            if let pool = state.pools[node] { return pool }
+            let pool = RedisPool(
+                endpoint: try nodeEndpoint(node), maxIdle: maxIdle, connectTimeout: connectTimeout,
+                commandTimeout: commandTimeout)
+            state.pools[node] = pool
+            return pool
+        }
+    }
+
+    /// The endpoint of `host:port`, with the seeds' credentials.
+    private func nodeEndpoint(_ node: String) throws -> RedisEndpoint {
+        guard let colon = node.lastIndex(of: ":"), let port = Int(node[node.index(after: colon)...]) else {
+            throw RedisError(kind: .protocolError, message: "cluster node address '\(node)' has no port")
+        }
+        var host = String(node[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let seed = endpoint.seeds.first
+        return RedisEndpoint(address: .tcp(host: host, port: port), username: seed?.username, password: seed?.password)
+    }
+
+    private static func host(of node: String) -> String {
+        guard let colon = node.lastIndex(of: ":") else { return node }
+        return String(node[..<colon])
+    }
+
+    // MARK: - Slot map
+
+    private func refreshIfStale() throws {
+        if state.withLock({ $0.stale }) { try refresh(force: true) }
+    }
+
+    /// Reads `CLUSTER SLOTS` from the known primaries, then the seeds, until one answers.
+    /// Unless forced, does nothing within `refreshInterval` of the last refresh.
+    private func refresh(force: Bool) throws {
+        let now = ContinuousClock.now
+        let candidates: [String]? = state.withLock { state in
+            if !force, let last = state.lastRefresh, now - last < Self.refreshInterval { return nil }
+            state.lastRefresh = now
+            return state.map.primaries
+        }
+        guard let candidates else { return }
+        var lastError: any Error = RedisError(kind: .connection, message: "\(endpoint) has no seed node")
+        for node in candidates + endpoint.seeds.map(\.hostAndPort) {
+            do {
+                let reply = try send([["CLUSTER", "SLOTS"]], to: node)[0]
+                guard let map = ClusterSlotMap(slotsReply: reply, askedHost: Self.host(of: node)),
+                    !map.primaries.isEmpty
+                else {
+                    throw RedisError(
+                        kind: .protocolError, message: "unusable CLUSTER SLOTS reply from \(node): \(reply)")
+                }
+                state.withLock { state in
+                    state.map = map
+                    state.stale = false
+                }
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+}
