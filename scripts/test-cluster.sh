@@ -89,16 +89,16 @@ migrate_slot() {
     [ -n "${dst_id:-}" ] || return 0
     cli "$dst_port" CLUSTER SETSLOT "$slot" IMPORTING "$src_id" >/dev/null || return 0
     cli "$src_port" CLUSTER SETSLOT "$slot" MIGRATING "$dst_id" >/dev/null || return 0
-    sleep 0.3
+    sleep 0.1
     for _ in $(seq 1 100); do
         mapfile -t keys < <(cli "$src_port" CLUSTER GETKEYSINSLOT "$slot" 100)
         [ "${#keys[@]}" -gt 0 ] && [ -n "${keys[0]}" ] || break
         cli "$src_port" MIGRATE 127.0.0.1 "$dst_port" "" 0 5000 REPLACE KEYS "${keys[@]}" >/dev/null || break
     done
-    sleep 0.3
+    sleep 0.1
     cli "$dst_port" CLUSTER SETSLOT "$slot" NODE "$dst_id" >/dev/null || true
     cli "$src_port" CLUSTER SETSLOT "$slot" NODE "$dst_id" >/dev/null || true
-    echo "$slot $src_port -> $dst_port" >>"$work/migrated"
+    echo "$(date +%T.%N) $slot $src_port -> $dst_port" >>"$work/migrated"
 }
 
 # Every ~0.5 s: the slot of a live stream's preview hash (any key prefix), found on a random primary.
@@ -141,7 +141,14 @@ while read -r line; do
 done < <(cat "$work"/logs/*.log 2>/dev/null | grep 'event=redis_cluster_redirects' || true)
 servers=$(cat "$work"/logs/*.log 2>/dev/null | grep -c 'event=redis_cluster_redirects' || true)
 echo "test-cluster: $(wc -l <"$work/migrated") slot migrations; $servers servers followed MOVED $moved, ASK $ask, TRYAGAIN $tryagain"
+errors=$(cat "$work"/logs/*.log 2>/dev/null | grep -E 'event=(internal_error|redis_unavailable)' || true)
+if [ -n "$errors" ]; then
+    echo "test-cluster: Redis errors the servers logged:" >&2
+    echo "$errors" | sed 's/^/  /' | head -20 >&2
+fi
 if [ "$status" -ne 0 ]; then
-    echo "test-cluster: swift test failed ($status)" >&2
+    rm -rf "$repo/.build/test-cluster-failed"
+    cp -r "$work" "$repo/.build/test-cluster-failed" 2>/dev/null || true
+    echo "test-cluster: swift test failed ($status); node and server logs in .build/test-cluster-failed" >&2
     exit "$status"
 fi

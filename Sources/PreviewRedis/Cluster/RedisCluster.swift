@@ -17,8 +17,9 @@ import Synchronization
 ///
 /// Redirects: `MOVED` records the new owner, refreshes the whole map (at most every 100 ms)
 /// and resends the command there; `ASK` sends `ASKING` and the command to the named node
-/// without touching the map; `TRYAGAIN` (keys split by a migration) is resent after 10, 20,
-/// 40... ms. A command is redirected at most `maxRedirects` times. A redirected command is
+/// without touching the map; `TRYAGAIN` (a script's or multi-key command's keys split by a
+/// migration) is resent after 10, 20, 40, 80, then every 160 ms for up to 3 s. A command is
+/// redirected at most `maxRedirects` times. A redirected command is
 /// resent after the rest of its run was already run by the node that refused it: only commands
 /// for the same node, and only while a slot moves. `NOSCRIPT` loads the script on that node and
 /// resends. A connection failure is thrown (the command may or may not have run) and makes the
@@ -35,6 +36,8 @@ public final class RedisCluster: RedisClient, Sendable {
     private let tryAgainCount = Atomic<Int>(0)
 
     static let maxRedirects = 8
+    /// How long (in microseconds) a command answered `TRYAGAIN` is retried: a slot's migration.
+    static let tryAgainBudget = 3_000_000
     static let refreshInterval = Duration.milliseconds(100)
 
     private struct State {
@@ -170,7 +173,10 @@ public final class RedisCluster: RedisClient, Sendable {
         var reply = first
         var node = firstNode
         var asking = false
-        for attempt in 0..<Self.maxRedirects {
+        var tryAgains = 0
+        var waitedForMigration = 0  // microseconds
+        var redirects = 0
+        while redirects < Self.maxRedirects {
             guard case .error(let message) = reply else { return reply }
             if message.hasPrefix("NOSCRIPT"), let script = command.script {
                 _ = try load(script, on: node)
@@ -181,20 +187,25 @@ public final class RedisCluster: RedisClient, Sendable {
                     node = ClusterSlotMap.address(host: host.isEmpty ? Self.host(of: node) : host, port: port)
                     asking = false
                     state.withLock { $0.map.assign(slot: slot, to: node) }
-                    try refresh(force: false)
+                    // The command goes to the node MOVED named whether or not the rest of the map can be read now.
+                    try? refresh(force: false)
                 case .ask(_, let host, let port):
                     askCount.add(1, ordering: .relaxed)
                     node = ClusterSlotMap.address(host: host.isEmpty ? Self.host(of: node) : host, port: port)
                     asking = true
                 case .tryAgain:
                     tryAgainCount.add(1, ordering: .relaxed)
-                    usleep(UInt32(10_000 << min(attempt, 6)))
-                    node = try owner(of: command.slot)
-                    asking = false
+                    guard waitedForMigration < Self.tryAgainBudget else { return reply }
+                    let pause = Swift.min(10_000 << Swift.min(tryAgains, 4), 160_000)
+                    usleep(UInt32(pause))
+                    tryAgains += 1
+                    waitedForMigration += pause
+                    redirects -= 1  // the same node again (with ASKING if it was asked): not a redirect
                 }
             } else {
                 return reply
             }
+            redirects += 1
             if asking {
                 reply = try send([["ASKING"], command.args], to: node)[1]
             } else {
