@@ -126,6 +126,10 @@ public final class ServiceProcess: Sendable {
         }
     }
 
+    /// The environment every run of the binary for this server gets: the test clock file, when
+    /// started with `testClock: true` (give it to another process to share the clock).
+    public var runEnvironment: [String: String] { clockEnvironment }
+
     /// The exit status once the server has exited (128 + signal when killed), else nil.
     public var exitStatus: Int32? { child.termination?.code }
 

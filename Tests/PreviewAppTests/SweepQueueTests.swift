@@ -142,7 +142,15 @@ import Testing
         let report = try app.sweep()
         #expect(report.objectsDeleted == 10)
         #expect(report.stop == .drained)
+        #expect(report.seconds > 0, "the run's own duration is reported")
         for item in replaced { #expect(try !app.objectExists(item.movieUrl)) }
+    }
+
+    @Test func theSummaryLineNamesEveryCountAndTheSecondsToATenth() {
+        var report = Sweeper.Report()
+        (report.previewsRemoved, report.objectsDeleted, report.objectsKept, report.failures) = (1, 2, 3, 4)
+        report.seconds = 12.34
+        #expect(report.summary == "swept previews=1 objects=2 kept=3 failed=4 seconds=12.3")
     }
 
     @Test func entriesOfTheEarlierObjectIndexAreMovedAndCollectedAndLiveOnesKept() throws {

@@ -152,16 +152,18 @@ enum ServeCommand {
     }
 
     /// The configured object store: the local one under the data dir (also returned on its
-    /// own, since this process serves its objects), or an S3/GCS bucket.
+    /// own, since this process serves its objects), or an S3/GCS bucket. `serving`: this process
+    /// serves the local store and owns its uploads in progress (false for `sweep`).
     static func objectStorage(
         _ options: StorageOptions, data: DataDirectory, secret: [UInt8], publicBaseURL: String?, grid: ExpiryGrid,
-        crypto: OpenSSLCrypto, clients: Int
+        crypto: OpenSSLCrypto, clients: Int, serving: Bool = true
     ) throws -> (any ObjectStorage, LocalObjectStore?) {
         switch options.backend {
         case .local:
             let local = try LocalObjectStore(
                 root: data.objectsDirectory, publicBaseURL: publicBaseURL,
-                secret: String(decoding: secret, as: UTF8.self), grid: grid, crypto: crypto)
+                secret: String(decoding: secret, as: UTF8.self), grid: grid, crypto: crypto,
+                removePartialUploads: serving)
             return (local, local)
         case .s3, .gcs:
             // Objects are in the bucket: /objects/... is not served.

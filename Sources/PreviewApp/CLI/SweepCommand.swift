@@ -14,8 +14,8 @@ enum SweepCommand {
         }
         let (storage, _) = try ServeCommand.objectStorage(
             options.storage, data: data, secret: try ServeCommand.localStoreSecret(options.storage, data: data),
-            publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(),
-            clients: options.concurrency)
+            publicBaseURL: nil, grid: ExpiryGrid(), crypto: OpenSSLCrypto(), clients: options.concurrency,
+            serving: false)
         var settings = SweepSettings()
         settings.graceSeconds = options.graceSeconds
         settings.concurrency = options.concurrency

@@ -53,9 +53,9 @@ struct Sweeper: Sendable {
     func drain(maxSeconds: Double, now: () -> Int64, shouldStop: () -> Bool = { false }) throws -> Report {
         let started = ContinuousClock.now
         var report = Report()
-        defer { report.seconds = Self.seconds(since: started) }
         guard let token = try store.acquireSweepLease(milliseconds: settings.leaseMilliseconds) else {
             report.stop = .leaseHeld
+            report.seconds = Self.seconds(since: started)
             return report
         }
         defer {
@@ -79,6 +79,7 @@ struct Sweeper: Sendable {
             report.stop = stop
             break
         }
+        report.seconds = Self.seconds(since: started)
         return report
     }
 

@@ -22,7 +22,13 @@ final class LocalObjectStore: ObjectStorage {
     private let signer: Mutex<LocalStoreSigner>
     private let signedURLs: SignedURLCache
 
-    init(root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives) throws {
+    /// `removePartialUploads`: for the process that serves the store (`serve`), which owns its
+    /// uploads in progress; never for another process on the same folder (`sweep`), whose
+    /// removal would cut a running serve's PUTs short.
+    init(
+        root: String, publicBaseURL: String?, secret: String, grid: ExpiryGrid, crypto: any CryptoPrimitives,
+        removePartialUploads: Bool = true
+    ) throws {
         self.root = root
         self.publicBaseURL = publicBaseURL
         self.grid = grid
@@ -35,7 +41,8 @@ final class LocalObjectStore: ObjectStorage {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
         }
         // Partial uploads of a process that stopped mid-PUT: never published, never read again.
-        // This process owns the data dir (its Redis lives there too), so none of them is live.
+        // The serving process owns the data dir (its Redis lives there too), so none of them is live.
+        guard removePartialUploads else { return }
         for leftover in try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp") {
             try FileManager.default.removeItem(atPath: "\(root)/tmp/\(leftover)")
         }
