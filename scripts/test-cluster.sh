@@ -9,7 +9,8 @@
 # CLUSTER_SUITES (a `swift test --filter` regex replacing the default suite list).
 #
 # Suites left out, and why: RedisOutageTests and LifecycleTests stop, kill or look for the
-# embedded redis-server; ReplicaAgreementTests starts its own Redis (it passes --redis);
+# embedded redis-server; the Sweep* suites read the embedded Redis through its socket (and one
+# restarts it); ReplicaAgreementTests and SweepConcurrencyTests start their own Redis;
 # ConformancePresignTests, LocalStack and S3Moto suites do not depend on Redis (and the S3 ones
 # run in scripts/test-s3.sh).
 set -euo pipefail
@@ -123,6 +124,14 @@ status=0
 STREAMPREVIEW_TEST_REDIS_URL="redis-cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}" \
     STREAMPREVIEW_TEST_KEEP_LOGS="$work/logs" \
     swift test --skip-build --filter "$suites" "$@" || status=$?
+
+# `sweep` on the cluster: lease, claim and settle scripts on {gc}, collect on a stream's slot.
+mkdir -p "$work/sweep-data"
+if ! sweep_out=$("$(swift build --show-bin-path)/streampreview" sweep --data-dir "$work/sweep-data" \
+    --redis "redis-cluster://127.0.0.1:${ports[0]}" --key-prefix sweep-smoke 2>&1); then
+    echo "test-cluster: streampreview sweep against the cluster failed: $sweep_out" >&2
+    status=1
+fi
 
 touch "$work/stop"
 wait "$migrator" 2>/dev/null || true
