@@ -13,15 +13,16 @@ import Synchronization
 /// Order: a pipeline is sent as runs of consecutive commands for the same node, one run after
 /// the other, so its commands take effect in their order across nodes (a write-ahead such as
 /// the sweep queue before a stream's script holds). Only a pipeline of read-only commands is
-/// regrouped into one run per node.
+/// regrouped into one run per node. `eval(_:keys:args:after:)` sends its script only once the
+/// commands before it are answered, so a write-ahead holds even when one of them is redirected.
 ///
 /// Redirects: `MOVED` records the new owner, refreshes the whole map (at most every 100 ms)
 /// and resends the command there; `ASK` sends `ASKING` and the command to the named node
 /// without touching the map; `TRYAGAIN` (a script's or multi-key command's keys split by a
 /// migration) is resent after 10, 20, 40, 80, then every 160 ms for up to 3 s. A command is
-/// redirected at most `maxRedirects` times. A redirected command is
-/// resent after the rest of its run was already run by the node that refused it: only commands
-/// for the same node, and only while a slot moves. `NOSCRIPT` loads the script on that node and
+/// redirected at most `maxRedirects` times. Within one pipeline, a redirected command is resent
+/// after the rest of its run was already run by the node that refused it (commands for the same
+/// node, only while a slot moves). `NOSCRIPT` loads the script on that node and
 /// resends. A connection failure is thrown (the command may or may not have run) and makes the
 /// next call refresh the map, which finds a promoted replica after a failover.
 public final class RedisCluster: RedisClient, Sendable {
@@ -94,10 +95,13 @@ public final class RedisCluster: RedisClient, Sendable {
         func eval(_ script: RedisScript, keys: [String], args: [String], after commands: [[String]]) throws
             -> RedisValue
         {
+            // The commands are answered (redirects followed) before the script is sent, even to
+            // the same node: a redirected command never lands after the script.
             let call = try cluster.evalCommand(script, keys: keys, args: args)
-            let replies = try cluster.execute(commands.map { ClusterCommand($0) } + [call])
-            for case .error(let message) in replies.dropLast() { throw RedisError(kind: .server, message: message) }
-            return try Self.thrown(replies[replies.count - 1])
+            for case .error(let message) in try cluster.execute(commands.map { ClusterCommand($0) }) {
+                throw RedisError(kind: .server, message: message)
+            }
+            return try Self.thrown(try cluster.execute([call])[0])
         }
 
         func evalPipeline(_ script: RedisScript, calls: [(keys: [String], args: [String])]) throws -> [RedisValue] {
