@@ -20,6 +20,18 @@ enum LibCrypto {
         return digest
     }
 
+    /// MD5 (RFC 1321) of `data`, for integrity headers such as S3's `Content-MD5`, never for
+    /// security. Throws when the provider offers no MD5 (a FIPS-only configuration).
+    static func md5(_ data: [UInt8]) throws -> [UInt8] {
+        guard let md5 = EVP_MD_fetch(nil, "MD5", nil) else { throw CryptoError.fromQueue("EVP_MD_fetch MD5") }
+        defer { EVP_MD_free(md5) }
+        var digest = [UInt8](repeating: 0, count: 16)
+        var length: UInt32 = 0
+        let ok = withNonNilBytes(data) { bytes, count in EVP_Digest(bytes, count, &digest, &length, md5, nil) }
+        guard ok == 1, length == 16 else { throw CryptoError.fromQueue("EVP_Digest MD5") }
+        return digest
+    }
+
     /// HMAC-SHA256 (RFC 2104) keyed for this one message. Stops the process on failure.
     ///
     /// Starts from a copy of a context whose digest is already set (`HMACTemplate.unkeyed`), so

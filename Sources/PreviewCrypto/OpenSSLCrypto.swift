@@ -1,4 +1,4 @@
-// SHA-256, one-shot and prepared HMAC-SHA256, constant-time comparison and random bytes.
+// SHA-256, MD5, one-shot and prepared HMAC-SHA256, constant-time comparison and random bytes.
 public import PreviewCore
 
 /// OpenSSL-backed implementation of Core's `CryptoPrimitives`: SHA-256 (FIPS 180-4),
@@ -7,6 +7,10 @@ public struct OpenSSLCrypto: CryptoPrimitives {
     public init() {}
 
     public func sha256(_ data: [UInt8]) -> [UInt8] { LibCrypto.sha256(data) }
+
+    /// MD5 (RFC 1321): an integrity check some stores require (S3 `Content-MD5` on
+    /// DeleteObjects), not a security primitive, so it is not part of `CryptoPrimitives`.
+    public func md5(_ data: [UInt8]) throws -> [UInt8] { try LibCrypto.md5(data) }
 
     public func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         LibCrypto.hmacSHA256(key: key, message: message)

@@ -154,9 +154,26 @@ final class LocalObjectStore: ObjectStorage {
     }
 
     func delete(key: String) throws {
-        guard let path = dataPath(key) else { return }
+        if let failure = remove(key) { throw failure }
+    }
+
+    /// Unlinks on up to `concurrency` threads; see `remove(_:)`.
+    func delete(keys: [String], concurrency: Int) -> [String: StorageError] {
+        let results = BoundedWork.map(count: keys.count, concurrency: concurrency) { self.remove(keys[$0]) }
+        var failures: [String: StorageError] = [:]
+        for (key, failure) in zip(keys, results) {
+            if let failure { failures[key] = failure }
+        }
+        return failures
+    }
+
+    /// Unlinks the object's data and content-type files (a missing file is already gone; a key
+    /// that cannot name a file names no object), then the folders of its upload and stream that
+    /// are left empty. Nil when the object is gone.
+    private func remove(_ key: String) -> StorageError? {
+        guard let path = dataPath(key) else { return nil }
         for file in [path, metaPath(key)] where unlink(file) != 0 && errno != ENOENT {
-            throw StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
+            return StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
         }
         // Drop the now empty upload and stream folders; failure just means they aren't empty.
         var folder = (key as NSString).deletingLastPathComponent
@@ -165,6 +182,7 @@ final class LocalObjectStore: ObjectStorage {
             rmdir("\(root)/meta/\(folder)")
             folder = (folder as NSString).deletingLastPathComponent
         }
+        return nil
     }
 
     /// The object's file open for reading; nil when there is no such object (or the key is

@@ -17,6 +17,12 @@ protocol ObjectStorage: Sendable {
     func read(key: String, offset: Int64, length: Int) throws -> [UInt8]?
     /// Deletes an object; deleting a missing object succeeds.
     func delete(key: String) throws
+    /// Deletes `keys`, with at most `concurrency` requests in flight. A missing object counts as
+    /// deleted. Returns the keys that are not known to be gone, each with why; an empty result
+    /// means every key is gone. Never throws: one key's failure does not hide the others'.
+    /// (Keys equal as Swift strings, NFC and NFD spellings, share one entry: a failure of either
+    /// reads as a failure of both. A `concurrency` below 1 counts as 1.)
+    func delete(keys: [String], concurrency: Int) -> [String: StorageError]
 }
 
 struct UploadTarget: Sendable, Equatable {
@@ -33,9 +39,11 @@ struct ObjectInfo: Sendable, Equatable {
 /// A storage operation that failed (disk, network); the API answers 503 or 500.
 struct StorageError: Error, CustomStringConvertible {
     var description: String
-    /// True when no answer could be had at all (connection refused, no such host), as opposed
-    /// to an error answer or a timeout.
+    /// True when no answer could be had at all: connection refused, DNS failure, no route (the
+    /// store is down or misconfigured). False for an answer that was an error (HTTP 403, 5xx,
+    /// a disk error) and for timeouts (something answered the connection).
     var unreachable: Bool
+
     init(_ description: String, unreachable: Bool = false) {
         self.description = description
         self.unreachable = unreachable

@@ -3,10 +3,10 @@ import PreviewCore
 import PreviewHTTPClient
 import Synchronization
 
-/// Sends HEAD, ranged GET and DELETE to an S3 or GCS bucket over libcurl, authenticating
-/// each attempt by presigning it with the backend's own `ObjectURLSigner` (query auth, a
-/// short expiry), so no SDK or OAuth flow is involved and what goes over the wire is exactly
-/// what was signed (`HTTPClient` sends the path as given).
+/// Sends HEAD, ranged GET, DELETE and S3's DeleteObjects POST to an S3 or GCS bucket over
+/// libcurl, authenticating each attempt by presigning it with the backend's own signer (query
+/// auth, a short expiry), so no SDK or OAuth flow is involved and what goes over the wire is
+/// exactly what was signed (`HTTPClient` sends the path as given).
 ///
 /// Connections are reused through a small pool of `HTTPClient`s (one easy handle each, used
 /// by one thread at a time). Attempts that fail with 5xx, 429, a timeout or a broken or
@@ -61,22 +61,36 @@ final class RemoteObjectClient: Sendable {
     /// Sends `method` for `key` with `headers` (unsigned: e.g. `Range`), retrying as the
     /// policy allows. Returns the final answer, whatever its status (the caller knows what a
     /// 404 means); throws `StorageError` when no answer came (timeouts, refused connections
-    /// after the last attempt) or the request cannot be signed.
+    /// after the last attempt; `unreachable` when no connection could be made) or the request
+    /// cannot be signed.
     func send(method: String, key: String, headers: [(String, String)] = []) throws -> Reply {
+        try send(method: method, target: describe(key), headers: headers) { signingTime in
+            try signer.presign(
+                ObjectSignRequest(
+                    method: method, bucket: bucket, key: key, expiresSeconds: configuration.signedLifetimeSeconds,
+                    signingTime: signingTime))
+        }
+    }
+
+    /// Sends `method` to the URL `sign` presigns for each attempt (given the signing time), with
+    /// `headers` as given and `body`, under the same retry rules as `send(method:key:headers:)`.
+    /// Only for idempotent requests (a retried DeleteObjects deletes nothing twice). `target`
+    /// names the request in messages.
+    func send(
+        method: String, target: String, headers: [(String, String)] = [], body: HTTPClientRequest.Body = .none,
+        sign: (Int64) throws -> String
+    ) throws -> Reply {
         let started = DispatchTime.now().uptimeNanoseconds
         var attempt = 0
         while true {
             attempt += 1
             let url: String
             do {
-                url = try signer.presign(
-                    ObjectSignRequest(
-                        method: method, bucket: bucket, key: key,
-                        expiresSeconds: configuration.signedLifetimeSeconds, signingTime: clock()))
+                url = try sign(clock())
             } catch {
-                throw StorageError("cannot sign \(method) \(describe(key)): \(error)")
+                throw StorageError("cannot sign \(method) \(target): \(error)")
             }
-            var request = HTTPClientRequest(method: method, url: url, headers: HTTPHeaders(headers))
+            var request = HTTPClientRequest(method: method, url: url, headers: HTTPHeaders(headers), body: body)
             request.timeoutSeconds = configuration.timeoutSeconds
             let outcome: RetryPolicy.Outcome
             let failure: String
@@ -95,8 +109,8 @@ final class RemoteObjectClient: Sendable {
             guard let wait = nextWait(outcome, attempt: attempt, started: started) else {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 throw StorageError(
-                    "\(method) \(describe(key)) failed after \(attempt) attempt(s) in "
-                        + "\(String(format: "%.1f", elapsed)) s: \(failure)")
+                    "\(method) \(target) failed after \(attempt) attempt(s) in "
+                        + "\(String(format: "%.1f", elapsed)) s: \(failure)", unreachable: outcome == .connect)
             }
             sleep(wait)
         }

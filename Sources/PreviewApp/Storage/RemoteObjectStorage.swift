@@ -3,7 +3,8 @@ import PreviewHTTPClient
 
 /// Objects in an S3 or GCS bucket: upload and playback URLs are presigned by the backend's
 /// signer; commit verification and the sweeper reach the bucket through
-/// `RemoteObjectClient` (HEAD, ranged GET, DELETE, each presigned with the same signer).
+/// `RemoteObjectClient` (HEAD, ranged GET, DELETE, S3's DeleteObjects, each presigned with the
+/// same signer). Deletes are in `RemoteObjectStorage+Delete.swift`.
 final class RemoteObjectStorage: ObjectStorage {
     let backend: StorageOptions.Backend
     let bucket: String
@@ -102,17 +103,6 @@ final class RemoteObjectStorage: ObjectStorage {
         }
     }
 
-    /// DELETE; a 404 (already gone) counts as done, as does S3's 204 for a missing key; a
-    /// missing bucket does not.
-    func delete(key: String) throws {
-        let reply = try client.send(method: "DELETE", key: key)
-        switch reply.response.status {
-        case 200, 202, 204: return
-        case 404 where !Self.bucketIsMissing(reply): return
-        default: throw failure("DELETE", key: key, reply)
-        }
-    }
-
     /// A 404 about the bucket (misconfiguration) rather than the object. HEAD answers carry no
     /// body, so a HEAD to a missing bucket still reads as an absent object.
     static func bucketIsMissing(_ reply: RemoteObjectClient.Reply) -> Bool {
@@ -120,7 +110,7 @@ final class RemoteObjectStorage: ObjectStorage {
     }
 
     /// `GET bkt/key: HTTP 403 SignatureDoesNotMatch (The request signature …) after 1 attempt(s)`.
-    private func failure(_ method: String, key: String, _ reply: RemoteObjectClient.Reply) -> StorageError {
+    func failure(_ method: String, key: String, _ reply: RemoteObjectClient.Reply) -> StorageError {
         StorageError(
             "\(backend.rawValue) \(method) \(client.describe(key)): \(RemoteObjectClient.describe(reply.response))"
                 + " after \(reply.attempts) attempt(s)")

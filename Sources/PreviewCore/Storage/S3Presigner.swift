@@ -35,6 +35,14 @@ public struct S3Presigner: ObjectURLSigner {
         try signer.presign(sigV4Request(request))
     }
 
+    /// A presigned URL for a request on the bucket itself rather than on an object, such as
+    /// DeleteObjects (`POST /<bucket>?delete`): the path is the bucket's (`/<bucket>` path
+    /// style, `/` virtual-hosted); `request.key` must be empty.
+    public func presignBucket(_ request: ObjectSignRequest) throws -> String {
+        guard request.key.isEmpty else { throw ObjectSignError.invalidRequest("a bucket request names no object key") }
+        return try signer.presign(sigV4Request(request, bucketOnly: true))
+    }
+
     /// The canonical request behind `presign`, for comparing with a store's
     /// `SignatureDoesNotMatch` report.
     public func canonicalRequest(for request: ObjectSignRequest) throws -> String {
@@ -57,13 +65,17 @@ public struct S3Presigner: ObjectURLSigner {
     /// user guide; `PutObject` `If-None-Match`).
     public static let writeOnceHeader = (name: "If-None-Match", value: "*")
 
-    private func sigV4Request(_ request: ObjectSignRequest) throws -> SigV4PresignRequest {
-        if let problem = ObjectKeyRule.problem(with: request.key) { throw ObjectSignError.invalidKey(problem) }
+    private func sigV4Request(_ request: ObjectSignRequest, bucketOnly: Bool = false) throws -> SigV4PresignRequest {
+        if !bucketOnly, let problem = ObjectKeyRule.problem(with: request.key) {
+            throw ObjectSignError.invalidKey(problem)
+        }
         let location = try S3Endpoint.resolve(
             bucket: request.bucket, region: region, endpoint: endpoint, addressing: addressing)
+        var path = Array(location.keyPrefix.utf8) + Array(request.key.utf8)
+        if bucketOnly, path.count > 1 { path.removeLast() }  // `/<bucket>/` → `/<bucket>`
         var presign = SigV4PresignRequest(
             method: request.method, scheme: location.scheme, host: location.authority,
-            path: Array(location.keyPrefix.utf8) + Array(request.key.utf8), signedHeaders: request.headers,
+            path: path, signedHeaders: request.headers,
             extraQuery: request.query, region: region, service: Self.service, signingTime: request.signingTime,
             expiresSeconds: request.expiresSeconds)
         presign.urlAuthority = location.authority
