@@ -9,7 +9,8 @@ public final class RedisMetrics: Sendable {
     /// Failure kinds, as rendered in the `kind` label.
     static let kinds = ["connection", "timeout", "protocol", "server", "other", "unavailable"]
 
-    init() {
+    /// Empty counters; one instance may be shared by several pools (the nodes of a cluster).
+    public init() {
         failures = Self.kinds.map { _ in MetricCounter() }
     }
 
