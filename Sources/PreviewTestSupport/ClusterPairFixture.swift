@@ -56,6 +56,22 @@ public final class ClusterPairFixture {
             commandTimeout: 2)
     }
 
+    /// Waits until the replica has acknowledged every write the primary has (up to 10 s); whether it did.
+    public func replicaCaughtUp() -> Bool {
+        eventually(within: 10) {
+            guard let info = try? connection(port: primaryPort).command(["INFO", "replication"]).string,
+                let primary = Self.number(after: "master_repl_offset:", in: info),
+                let acknowledged = Self.number(after: ",offset=", in: info)
+            else { return false }
+            return acknowledged >= primary
+        }
+    }
+
+    private static func number(after marker: String, in text: String) -> Int? {
+        guard let start = text.range(of: marker)?.upperBound else { return nil }
+        return Int(text[start...].prefix { $0.isNumber })
+    }
+
     /// SIGSTOPs the replica: it stays connected but acknowledges nothing until `resumeReplica`.
     public func pauseReplica() { children[replicaPort]?.send(SIGSTOP) }
 

@@ -23,6 +23,8 @@ struct RedisClusterClientTests {
             return try redis.command(["WAIT", "1", "2000"]).int
         }
         #expect(confirmed == 1)
+        // Every connection's writes so far are on the replica: only a write made after the pause is unconfirmed.
+        try #require(nodes.replicaCaughtUp())
 
         nodes.pauseReplica()
         defer { nodes.resumeReplica() }
