@@ -239,7 +239,22 @@ public final class ServiceProcess: Sendable {
             usleep(20_000)
         }
         let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        throw ServiceProcessError("streampreview serve did not print 'listening on' within 20 s:\n\(log.suffix(2000))")
+        throw ServiceProcessError(
+            "streampreview serve did not print 'listening on' within 20 s (threads: \(threadStates(child.pid))):\n"
+                + log.suffix(2000))
+    }
+
+    /// `name state wchan` of each thread of `pid` from /proc, to tell where a server that does not start waits.
+    static func threadStates(_ pid: Int32) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.sorted().map { task in
+            let folder = "/proc/\(pid)/task/\(task)/"
+            let status = (try? String(contentsOfFile: folder + "status", encoding: .utf8)) ?? ""
+            let fields = status.split(separator: "\n").filter { $0.hasPrefix("Name:") || $0.hasPrefix("State:") }
+            let wchan = (try? String(contentsOfFile: folder + "wchan", encoding: .utf8)) ?? "?"
+            return fields.map { $0.split(separator: "\t").dropFirst().joined(separator: " ") }.joined(separator: " ")
+                + " " + wchan
+        }.joined(separator: "; ")
     }
 
     /// Scans /proc for running (non-zombie) processes named `name` whose argv contains `fragment`.
