@@ -1,5 +1,5 @@
-/// The Redis a process is told to use: one server (`redis://`, `unix://`) or a cluster
-/// (`redis-cluster://`).
+/// The Redis a process is told to use: one server (`redis://`, `unix://`, or the primary of a
+/// `redis-sentinel://` group) or a cluster (`redis-cluster://`).
 public enum RedisTarget: Sendable, Equatable, CustomStringConvertible {
     case server(RedisEndpoint)
     case cluster(RedisClusterEndpoint)
