@@ -45,8 +45,6 @@ enum SweepScripts {
             return due
             """)
 
-    /// Removals come last, in one `ZREM` per set (per 1000 streams), so no key is read after it
-    /// may have been emptied (see `PreviewScripts` on migrating slots).
     /// Settles claimed streams after their garbage was handled: each gets its next due time,
     /// or an earlier one a writer set meanwhile, or leaves the queue when it has no garbage
     /// and nobody added it for settle seconds (a writer adds the stream before its script
@@ -54,6 +52,8 @@ enum SweepScripts {
     /// KEYS: lease, queue, touched. ARGV: token, now, settle seconds, claim-until, then
     /// (stream ID, next due time or "") pairs.
     /// Returns "ok", or "lost" (nothing changed) when `token` no longer holds the lease.
+    /// Removals come last, in one `ZREM` per set (per 1000 streams), so no key is read after it
+    /// may have been emptied (see `PreviewScripts` on migrating slots).
     static let settle = RedisScript(
         name: "sweepSettle",
         source: """
