@@ -89,3 +89,24 @@ struct TryAgainConnectionTests {
         #expect(connection.isBroken)
     }
 }
+
+/// The store's scripts on a slot being migrated away from its node (`CLUSTER SETSLOT ... MIGRATING`).
+@Suite("Scripts on a migrating slot")
+struct MigratingSlotScriptTests {
+    @Test("an unlike that empties the likers set answers the new count while the stream's slot migrates")
+    func unlikeEmptyingTheLikersAnswersWhileMigrating() throws {
+        let nodes = try ClusterPairFixture(secondIsReplica: false)
+        let keys = RedisKeys(prefix: "m")
+        let admin = try nodes.connection(port: nodes.primaryPort)
+        _ = try admin.command(["HSET", keys.preview(7), "expiresAt", "9999999999999"])
+        _ = try admin.command(["SADD", keys.likers(7), "ann"])
+        let slot = String(ClusterSlot.of(keys.preview(7)))
+        let importer = try nodes.connection(port: nodes.replicaPort)
+        _ = try importer.command(["CLUSTER", "SETSLOT", slot, "IMPORTING", try nodes.nodeID(port: nodes.primaryPort)])
+        _ = try admin.command(["CLUSTER", "SETSLOT", slot, "MIGRATING", try nodes.nodeID(port: nodes.replicaPort)])
+
+        let store = PreviewStore(client: RedisCluster(endpoint: try RedisClusterEndpoint.parse(nodes.url)), keys: keys)
+        let unliked = try store.setLike(streamId: 7, subject: "ann", like: false, now: 0, ttl: 60)
+        #expect(unliked?.likes == 0)
+    }
+}
