@@ -38,7 +38,8 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Package.swift
 
-# LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh).
+# LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh);
+# the end-to-end suites run again against a 6-node Redis Cluster on loopback (scripts/test-cluster.sh).
 # scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate,
 # and the manifests' settings against the built binary's --help, so it runs after the build).
 # scripts/test-replicas.sh runs the end-to-end suites again through nginx in front of two serve replicas.
@@ -49,6 +50,7 @@ test: test-deps lint
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
 	scripts/test-replicas.sh
+	scripts/test-cluster.sh
 
 # libFuzzer targets of the pure decoders (Tests/Fuzz/<Target>), built into .build/fuzz and run
 # FUZZ_SECONDS each on their seed corpora; new inputs stay under .build/fuzz (scripts/fuzz.sh).

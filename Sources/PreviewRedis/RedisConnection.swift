@@ -10,7 +10,7 @@ import CHiredis
 /// One blocking hiredis connection with connect and command timeouts; sends AUTH and SELECT on every (re)connect.
 ///
 /// Not thread-safe: one thread at a time, normally through `RedisPool`. After a connection, timeout or protocol
-/// error, or an error reply saying the node cannot serve now (`RedisError.unavailableCodes`, such as `READONLY`
+/// error, or an error reply saying the node cannot serve now (`RedisError.breaksConnection(reply:)`, such as `READONLY`
 /// from a demoted primary), the hiredis context is freed and the connection is *broken*; the next call dials afresh
 /// (connect, timeouts, AUTH, SELECT) rather than `redisReconnect`, which would not re-apply timeouts. Failed
 /// commands are never retried.
@@ -46,7 +46,7 @@ public final class RedisConnection {
 
     /// Sends one command (binary safe) and waits for its reply.
     /// An error reply is thrown as `RedisError.reply` with the server's text (`.server`, or `.unavailable`,
-    /// which also breaks the connection).
+    /// which also breaks the connection, `TRYAGAIN` excepted).
     public func command(_ args: [String]) throws -> RedisValue {
         try Self.checkNotEmpty(args)
         return try command(RESPRequest([args]))
@@ -69,7 +69,7 @@ public final class RedisConnection {
         }
         if case .error(let message) = reply {
             let error = RedisError.reply(message)
-            if error.kind == .unavailable { markBroken(.unavailable) }
+            if RedisError.breaksConnection(reply: message) { markBroken(.unavailable) }
             throw error
         }
         return reply
@@ -89,7 +89,7 @@ public final class RedisConnection {
 
     /// Sends all commands in one write, then reads one reply per command, in order.
     /// Error replies come back inline as `.error`; only connection-level failures throw. A reply saying the node
-    /// cannot serve now (`RedisError.unavailableCodes`) breaks the connection once all replies are read.
+    /// cannot serve now (`RedisError.breaksConnection(reply:)`) breaks the connection once all replies are read.
     public func pipeline(_ commands: [[String]]) throws -> [RedisValue] {
         for command in commands { try Self.checkNotEmpty(command) }
         return try pipeline(RESPRequest(commands))
@@ -109,7 +109,7 @@ public final class RedisConnection {
             var replies: [RedisValue] = []
             replies.reserveCapacity(request.commandCount)
             for _ in 0..<request.commandCount { replies.append(try Self.readReply(c, endpoint: endpoint)) }
-            if replies.contains(where: \.isUnavailableError) { markBroken(.unavailable) }
+            if replies.contains(where: \.breaksConnection) { markBroken(.unavailable) }
             return replies
         } catch {
             markBroken((error as? RedisError)?.kind ?? .connection)

@@ -41,6 +41,13 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
         unavailableCodes.contains(message.prefix { $0 != " " })
     }
 
+    /// True for an unavailable reply that says the node as a whole cannot serve now, so its connection is
+    /// dropped: every code of `unavailableCodes` but `TRYAGAIN`, which a cluster node answers for the keys of
+    /// one slot while it migrates (the connection and the node are fine).
+    static func breaksConnection(reply message: String) -> Bool {
+        isUnavailableReply(message) && message.prefix(while: { $0 != " " }) != "TRYAGAIN"
+    }
+
     public var description: String {
         switch kind {
         case .invalidURL: "invalid redis URL: \(message)"
@@ -53,7 +60,7 @@ public struct RedisError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when the connection that produced this error must not be reused. An `.unavailable` reply breaks its
-    /// connection where it is read (`RedisConnection`); a `WAIT` shortfall leaves it usable.
+    /// connection where it is read (`RedisConnection`, except `TRYAGAIN`); a `WAIT` shortfall leaves it usable.
     var breaksConnection: Bool { kind == .connection || kind == .timeout || kind == .protocolError }
 }
 

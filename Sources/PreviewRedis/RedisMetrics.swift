@@ -1,7 +1,8 @@
 public import PreviewCore
 
 /// Latency and failures of the calls a `RedisPool` serves: one call is one `withConnection`
-/// (a command, a pipeline or a script, with the dial when no idle connection was there).
+/// (a command, a pipeline or a script, with the dial when no idle connection was there). The
+/// node pools of a `RedisCluster` share one: there a call is one pipeline sent to a node.
 /// Recording is a few relaxed atomic adds, no lock.
 public final class RedisMetrics: Sendable {
     public let latency = LatencyHistogram()
@@ -9,7 +10,8 @@ public final class RedisMetrics: Sendable {
     /// Failure kinds, as rendered in the `kind` label.
     static let kinds = ["connection", "timeout", "protocol", "server", "other", "unavailable"]
 
-    init() {
+    /// Empty counters; one instance may be shared by several pools (the nodes of a cluster).
+    public init() {
         failures = Self.kinds.map { _ in MetricCounter() }
     }
 

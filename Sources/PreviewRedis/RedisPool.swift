@@ -19,12 +19,16 @@ public final class RedisPool: Sendable {
     private let idle = Mutex<[IdleConnection]>([])
     /// Set for a `redis-sentinel://` endpoint.
     private let sentinels: SentinelResolver?
-    /// Latency and failures of every `withConnection` call.
-    public let metrics = RedisMetrics()
+    /// Latency and failures of every `withConnection` call (shared by the node pools of a cluster).
+    public let metrics: RedisMetrics
 
     /// Dials nothing up front: the first `withConnection` connects.
-    public init(endpoint: RedisEndpoint, maxIdle: Int = 16, connectTimeout: Double = 1, commandTimeout: Double = 2) {
+    public init(
+        endpoint: RedisEndpoint, maxIdle: Int = 16, connectTimeout: Double = 1, commandTimeout: Double = 2,
+        metrics: RedisMetrics = RedisMetrics()
+    ) {
         self.endpoint = endpoint
+        self.metrics = metrics
         self.maxIdle = max(0, maxIdle)
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
@@ -52,7 +56,37 @@ public final class RedisPool: Sendable {
     private func connected<T>(_ body: (RedisConnection) throws -> T) throws -> T {
         let connection = try checkOut()
         let result = Result { try body(connection) }
-        if case .failure(let error as RedisError) = result, error.breaksConnection || connection.isBroken {
+        release(connection, after: result.failure)
+        return try result.get()
+    }
+
+    /// A connection the caller keeps over several calls (a cluster's session) until `release`.
+    /// A failed dial is counted in the metrics.
+    func lease() throws -> RedisConnection {
+        do {
+            return try checkOut()
+        } catch let error as RedisError {
+            metrics.failed(error)
+            throw error
+        }
+    }
+
+    /// One call on a leased connection, timed and counted like a `withConnection`.
+    func call<T>(on connection: RedisConnection, _ body: (RedisConnection) throws -> T) throws -> T {
+        let started = ContinuousClock.now
+        defer { metrics.latency.observe(started.duration(to: .now)) }
+        do {
+            return try body(connection)
+        } catch let error as RedisError {
+            metrics.failed(error)
+            throw error
+        }
+    }
+
+    /// Takes back a connection of `checkOut` or `lease`: parked for reuse, or dropped when it broke
+    /// (`error` is what the last call threw, if anything).
+    func release(_ connection: RedisConnection, after error: (any Error)?) {
+        if let error = error as? RedisError, error.breaksConnection || connection.isBroken {
             drop(connection, reason: connection.isBroken ? connection.lastBreak ?? error.kind : error.kind)
         } else if connection.isBroken {
             // A pipeline reply said the node cannot serve now; the caller throws it after we return.
@@ -60,7 +94,6 @@ public final class RedisPool: Sendable {
         } else {
             checkIn(connection)  // a server error reply or the caller's own error leaves the connection usable
         }
-        return try result.get()
     }
 
     /// Connections currently idle in the pool (for tests and metrics).
@@ -109,6 +142,13 @@ public final class RedisPool: Sendable {
         sentinels?.forget(connection.endpoint)
         guard reason.suspectsServer else { return }
         idle.withLock { connections in connections.removeAll { $0.connection.endpoint == connection.endpoint } }
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
 

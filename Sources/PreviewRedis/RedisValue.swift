@@ -48,9 +48,9 @@ extension RedisValue {
 
     public var isNull: Bool { self == .null }
 
-    /// An error reply whose code says the node cannot serve now (`RedisError.unavailableCodes`).
-    var isUnavailableError: Bool {
-        if case .error(let message) = self { return RedisError.isUnavailableReply(message) }
+    /// An error reply whose code says the node cannot serve now (`RedisError.breaksConnection(reply:)`).
+    var breaksConnection: Bool {
+        if case .error(let message) = self { return RedisError.breaksConnection(reply: message) }
         return false
     }
 }

@@ -87,7 +87,8 @@ public final class ServiceProcess: Sendable {
         stdoutPath = logDirectory + "/stdout.log"
         stderrPath = logDirectory + "/stderr.log"
         child = try ChildProcess.spawn(
-            arguments: [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory] + arguments,
+            arguments: [binary, "serve", "--port", "0", "--data-dir", self.dataDirectory]
+                + Self.sharedRedisArguments(arguments, dataDirectory: self.dataDirectory) + arguments,
             stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment.merging(clockEnvironment) { $1 },
             diesWithParent: true)
         pid = child.pid
@@ -116,8 +117,33 @@ public final class ServiceProcess: Sendable {
 
     deinit {
         stop()
+        keepLog()
         if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }  // best effort
         try? FileManager.default.removeItem(atPath: logDirectory)  // best effort
+    }
+
+    /// The variable that points every server not given `--redis` at one shared Redis (a cluster in
+    /// scripts/test-cluster.sh) instead of its embedded one.
+    public static let sharedRedisVariable = "STREAMPREVIEW_TEST_REDIS_URL"
+    /// A folder where each server's stderr is copied when it is released, so a script can read them.
+    public static let keepLogsVariable = "STREAMPREVIEW_TEST_KEEP_LOGS"
+
+    /// `--redis` of `sharedRedisVariable` and a key prefix named after the data dir (so servers
+    /// do not see each other's keys, and a restart on the same data dir finds its own), unless
+    /// the test chose its Redis or the variable is unset.
+    static func sharedRedisArguments(_ arguments: [String], dataDirectory: String) -> [String] {
+        guard let url = ProcessInfo.processInfo.environment[sharedRedisVariable], !url.isEmpty,
+            !arguments.contains("--redis")
+        else { return [] }
+        let name = (dataDirectory as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber }
+        return ["--redis", url] + (arguments.contains("--key-prefix") ? [] : ["--key-prefix", "t" + name])
+    }
+
+    /// Copies stderr into `keepLogsVariable`'s folder, when set (best effort: a test helper).
+    private func keepLog() {
+        guard let folder = ProcessInfo.processInfo.environment[Self.keepLogsVariable], !folder.isEmpty else { return }
+        let name = (logDirectory as NSString).lastPathComponent
+        try? FileManager.default.copyItem(atPath: stderrPath, toPath: folder + "/" + name + ".stderr.log")
     }
 
     /// Moves the test clock to `seconds` past the real clock (negative: into the past) for the server and the
@@ -246,7 +272,22 @@ public final class ServiceProcess: Sendable {
             usleep(20_000)
         }
         let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        throw ServiceProcessError("streampreview serve did not print 'listening on' within 20 s:\n\(log.suffix(2000))")
+        throw ServiceProcessError(
+            "streampreview serve did not print 'listening on' within 20 s (threads: \(threadStates(child.pid))):\n"
+                + log.suffix(2000))
+    }
+
+    /// `name state wchan` of each thread of `pid` from /proc, to tell where a server that does not start waits.
+    static func threadStates(_ pid: Int32) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.sorted().map { task in
+            let folder = "/proc/\(pid)/task/\(task)/"
+            let status = (try? String(contentsOfFile: folder + "status", encoding: .utf8)) ?? ""
+            let fields = status.split(separator: "\n").filter { $0.hasPrefix("Name:") || $0.hasPrefix("State:") }
+            let wchan = (try? String(contentsOfFile: folder + "wchan", encoding: .utf8)) ?? "?"
+            return fields.map { $0.split(separator: "\t").dropFirst().joined(separator: " ") }.joined(separator: " ")
+                + " " + wchan
+        }.joined(separator: "; ")
     }
 
     /// Scans /proc for running (non-zombie) processes named `name` whose argv contains `fragment`.

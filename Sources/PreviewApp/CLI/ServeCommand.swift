@@ -19,9 +19,9 @@ enum ServeCommand {
         let storageSecret = try localStoreSecret(options.storage, data: data)
 
         let embeddedRedis: RedisServerProcess?
-        let endpoint: RedisEndpoint
+        let target: RedisTarget
         if let url = options.redisURL {
-            do { endpoint = try RedisEndpoint.parse(url) } catch {
+            do { target = try RedisTarget.parse(url) } catch {
                 throw AppError("--redis: \(error)", exitCode: .usage)
             }
             embeddedRedis = nil
@@ -30,7 +30,7 @@ enum ServeCommand {
                 let process = try RedisServerProcess.start(
                     directory: data.redisDirectory, executable: options.redisServer)
                 embeddedRedis = process
-                endpoint = process.endpoint
+                target = .server(process.endpoint)
                 Log.info("redis_started", ["socket": process.socketPath, "pid": String(process.pid)])
             } catch {
                 throw AppError("\(error)", exitCode: .unavailable)
@@ -38,13 +38,14 @@ enum ServeCommand {
         }
         defer { embeddedRedis?.stop() }
 
-        // Every HTTP thread and worker may hold a Redis connection at once.
-        let pool = RedisPool(endpoint: endpoint, maxIdle: options.threads + options.workerThreads + 2)
+        // Every HTTP thread and worker may hold a Redis connection (per node of a cluster) at once.
+        let metrics = AppMetrics()
+        let redis = target.client(maxIdle: options.threads + options.workerThreads + 2)
+        defer { logClusterRedirects(redis) }
         let store = PreviewStore(
-            pool: pool, keys: RedisKeys(prefix: options.keyPrefix),
+            client: redis, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
                 replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds))
-        let metrics = AppMetrics()
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
@@ -159,6 +160,15 @@ enum ServeCommand {
         } catch {
             throw AppError("cannot listen for metrics: \(error)", exitCode: .unavailable)
         }
+    }
+
+    /// Logs how many cluster redirects were followed (MOVED, ASK, TRYAGAIN), when `redis` is a cluster.
+    static func logClusterRedirects(_ redis: any RedisClient) {
+        guard let cluster = redis as? RedisCluster else { return }
+        let counts = cluster.redirects
+        Log.info(
+            "redis_cluster_redirects",
+            ["moved": String(counts.moved), "ask": String(counts.ask), "tryagain": String(counts.tryAgain)])
     }
 
     /// Raises the soft limit on open descriptors to the hard limit. Every connection costs one

@@ -5,7 +5,7 @@ public struct ServeOptions: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port: UInt16 = 8080
     public var dataDirectory = "./.streampreview"
-    /// An existing Redis (`redis://host:port/db`, `unix:///path`, `redis-sentinel://hosts/db#MASTER`); nil
+    /// An existing Redis (`redis://host:port/db`, `unix:///path`, `redis-sentinel://hosts/db#MASTER`, `redis-cluster://hosts`); nil
     /// starts our own.
     public var redisURL: String?
     public var redisServer = "redis-server"
@@ -63,7 +63,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
                 help:
-                    "use this Redis (redis://host:port/db, unix:///path, or redis-sentinel://[password@]host:port[,host:port...][/db]#MASTER) instead of starting one"
+                    "use this Redis (redis://host:port/db, unix:///path, redis-sentinel://[password@]host:port[,host:port...][/db]#MASTER, or redis-cluster://[password@]host:port[,host:port...] for a cluster) instead of starting one"
             ),
             OptionSpec(
                 flag: "redis-server", environment: "STREAMPREVIEW_REDIS_SERVER",

@@ -6,12 +6,11 @@ import PreviewRedis
 enum SweepCommand {
     static func run(_ options: SweepOptions) throws -> ExitCode {
         let data = try DataDirectory(path: options.dataDirectory)
-        let endpoint = try redisEndpoint(options, data: data)
+        let target = try redisTarget(options, data: data)
         let store = PreviewStore(
-            pool: RedisPool(endpoint: endpoint, maxIdle: 2, commandTimeout: 10),
-            keys: RedisKeys(prefix: options.keyPrefix))
+            client: target.client(maxIdle: 2, commandTimeout: 10), keys: RedisKeys(prefix: options.keyPrefix))
         do { try store.ping() } catch {
-            throw AppError("cannot reach Redis at \(endpoint): \(error)", exitCode: .unavailable)
+            throw AppError("cannot reach Redis at \(target): \(error)", exitCode: .unavailable)
         }
         let (storage, _) = try ServeCommand.objectStorage(
             options.storage, data: data, secret: try ServeCommand.localStoreSecret(options.storage, data: data),
@@ -55,9 +54,9 @@ enum SweepCommand {
     }
 
     /// `--redis`, or the unix socket of the embedded Redis of a serve running on the data dir.
-    static func redisEndpoint(_ options: SweepOptions, data: DataDirectory) throws -> RedisEndpoint {
+    static func redisTarget(_ options: SweepOptions, data: DataDirectory) throws -> RedisTarget {
         if let url = options.redisURL {
-            do { return try RedisEndpoint.parse(url) } catch { throw AppError("--redis: \(error)", exitCode: .usage) }
+            do { return try RedisTarget.parse(url) } catch { throw AppError("--redis: \(error)", exitCode: .usage) }
         }
         let socket = RedisServerProcess.socketPath(directory: data.redisDirectory)
         let endpoint = RedisEndpoint(address: .unix(path: socket))
@@ -68,6 +67,6 @@ enum SweepCommand {
                 "no streampreview serve is running on --data-dir \(data.path) (its Redis socket \(socket) does not "
                     + "answer: \(error)); start serve there, or pass --redis", exitCode: .unavailable)
         }
-        return endpoint
+        return .server(endpoint)
     }
 }

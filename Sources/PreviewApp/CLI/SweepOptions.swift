@@ -28,7 +28,9 @@ public struct SweepOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "redis", environment: "STREAMPREVIEW_REDIS_URL",
-                help: "the Redis serve uses (redis://host:port/db, unix:///path or redis-sentinel://hosts/db#MASTER)"),
+                help:
+                    "the Redis serve uses (redis://host:port/db, unix:///path, redis-sentinel://hosts/db#MASTER or redis-cluster://host:port,...)"
+            ),
             ServeOptions.keyPrefixSpec,
         ] + ServeOptions.lifetimeSpecs + [
             OptionSpec(

@@ -8,7 +8,8 @@ import Synchronization
 /// made through another replica shows here within milliseconds rather than at the next
 /// reload. A lost subscription costs only that: the snapshot's own one-second expiry still
 /// bounds how stale it can be, and after reconnecting the snapshot is reloaded, since
-/// messages may have been missed meanwhile.
+/// messages may have been missed meanwhile. On a cluster, classic pub/sub reaches every node,
+/// so the subscription may be on any of them (`RedisClient.dedicatedConnection`).
 final class FeedChangeListener: Sendable {
     private let store: PreviewStore
     private let cache: FeedSnapshotCache
@@ -40,7 +41,8 @@ final class FeedChangeListener: Sendable {
         var failures = 0
         while !stopped.withLock({ $0 }) {
             do {
-                // The pool's server: with Sentinel, the current primary, found again after a failover.
+                // The pool's server (with Sentinel, the current primary, found again after a failover),
+                // or a node of the cluster.
                 let connection = try store.pool.dedicatedConnection(commandTimeout: Self.idleSeconds)
                 _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges])
                 if failures > 0 { Log.info("feed_changes_resubscribed", [:]) }

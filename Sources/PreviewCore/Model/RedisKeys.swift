@@ -12,6 +12,18 @@
 ///   times they were last added, and the lease. Written once per upload issued, commit and end
 ///   of stream, and by the one sweeper holding the lease.
 ///
+/// Hot keys and how they scale on a Redis Cluster: the per-stream keys (written by every
+/// upload, commit, like and end, read by every feed reload's pipeline) and the per-viewer keys
+/// (written by every like and seen mark, read by every feed request) spread over all primaries,
+/// since their slots follow the stream ID and the subject; adding primaries adds capacity for
+/// them. The two global slots do not spread: `{feed}` (the index, read by each process's
+/// reload at most once a second and by the sweeper, written by every commit and end) and
+/// `{gc}` (written by every upload issued, commit and end, and by the sweeper; read by each
+/// metrics scrape) each live on one primary whatever the cluster's size, so that primary bounds
+/// commit and upload throughput, not feed reads. The change channel is classic pub/sub, not a
+/// key: each message (a like, commit or end) is relayed to every node over the cluster bus, a
+/// cost that grows with the number of nodes rather than spreading.
+///
 /// Garbage collection: each stream keeps its own garbage (`garbage`, then `deleting`); the
 /// global queue only names streams. Whoever creates garbage for a stream adds the stream to
 /// the queue *before* the stream's script runs (write-ahead), so a crash between the two

@@ -1,6 +1,13 @@
 /// The Lua scripts that make each multi-step change of one stream atomic. Every script
 /// touches only keys of one stream (hash tag `{s:<id>}`), so it is Redis Cluster safe;
 /// see `RedisKeys` for the layout and for how the global indexes stay consistent.
+///
+/// While its slot migrates, a cluster node runs a script only when every key it names exists
+/// there, and then refuses (mid-script, after earlier writes) any command on a key that no
+/// longer exists. So no script touches a key after a command of its own may have deleted it
+/// (emptied a set or hash, DEL): counts are taken before removals, and a hash is replaced
+/// field by field rather than deleted and written again. `recordUpload` always names a new
+/// upload key, so it never runs on a node the slot is leaving.
 enum PreviewScripts {
     /// Records an issued upload unless its stream already has `max` pending ones, and enters
     /// its objects in the stream's garbage set at the commit deadline + 1 (committing takes
@@ -61,8 +68,13 @@ enum PreviewScripts {
             local version = redis.call('INCR', KEYS[2])
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[5])
-            redis.call('DEL', KEYS[1])
+            local stale = redis.call('HKEYS', KEYS[1])
             redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 8))
+            local fresh = {version = true}
+            for i = 8, #ARGV, 2 do fresh[ARGV[i]] = true end
+            for _, field in ipairs(stale) do
+              if not fresh[field] then redis.call('HDEL', KEYS[1], field) end
+            end
             redis.call('DEL', KEYS[3])
             redis.call('ZREM', KEYS[6], ARGV[1])
             redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' ' .. version)
@@ -100,13 +112,15 @@ enum PreviewScripts {
         source: """
             local expires = redis.call('HGET', KEYS[1], 'expiresAt')
             if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return -1 end
+            local count = redis.call('SCARD', KEYS[2])
             local changed
             if ARGV[2] == '1' then
               changed = redis.call('SADD', KEYS[2], ARGV[1])
+              count = count + changed
             else
               changed = redis.call('SREM', KEYS[2], ARGV[1])
+              count = count - changed
             end
-            local count = redis.call('SCARD', KEYS[2])
             if changed == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. count) end
             return count
             """)

@@ -1,10 +1,11 @@
 public import PreviewCore
 
-/// Every Redis operation of the product, on top of a connection pool. Multi-step changes of
+/// Every Redis operation of the product, on one server's pool or a cluster. Multi-step changes of
 /// one stream run as the Lua scripts in `PreviewScripts`; the global indexes are maintained
 /// as `RedisKeys` describes.
 public final class PreviewStore: Sendable {
-    public let pool: RedisPool
+    /// One server's pool or a cluster (`RedisClient`).
+    public let pool: any RedisClient
     public let keys: RedisKeys
     /// Replicas that must confirm each write the API acknowledges before it does.
     public let replicaWait: ReplicaWait
@@ -24,13 +25,21 @@ public final class PreviewStore: Sendable {
     }
 
     public init(
-        pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
+        client: any RedisClient, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
         failpoints: Failpoints = Failpoints()
     ) {
-        self.pool = pool
+        self.pool = client
         self.keys = keys
         self.replicaWait = replicaWait
         self.failpoints = failpoints
+    }
+
+    /// A store on one server's pool (`RedisServerClient`).
+    public convenience init(
+        pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
+        failpoints: Failpoints = Failpoints()
+    ) {
+        self.init(client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints)
     }
 
     /// PING, for readiness.

@@ -3,8 +3,8 @@
 /// Redis replicates asynchronously: a write the primary answered can be lost when the primary dies before a
 /// replica has it, and Sentinel then promotes that replica. With `replicas` > 0 each write the API answers for
 /// (upload records, commits, ends of streams, likes) is followed on the same connection by `WAIT`, which returns
-/// once that many replicas have every write of the connection so far; fewer within `timeoutMilliseconds` fails
-/// the request as unavailable (503). The write itself stays on the primary: a client's retry is answered as
+/// once that many replicas have every write of the connection so far (on a cluster: of each node the request
+/// wrote to); fewer within `timeoutMilliseconds` fails the request as unavailable (503). The write itself stays on the primary: a client's retry is answered as
 /// the repeat it is (likes are idempotent, a repeated commit answers with the preview it published).
 public struct ReplicaWait: Sendable, Equatable {
     /// 0 turns the wait off (the default: a single Redis has no replicas).
@@ -16,9 +16,10 @@ public struct ReplicaWait: Sendable, Equatable {
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
-    /// Waits until `replicas` replicas have the connection's writes; nothing when off.
+    /// Waits until `replicas` replicas have the writes made through `connection` (on a cluster, each
+    /// node written to is asked on its own connection: `RedisCommands`); nothing when off.
     /// Throws `.unavailable` when fewer confirm in time.
-    func confirm(on connection: RedisConnection) throws {
+    func confirm(on connection: any RedisCommands) throws {
         guard replicas > 0 else { return }
         let reply = try connection.command(["WAIT", String(replicas), String(max(1, timeoutMilliseconds))])
         guard let confirmed = reply.int else {

@@ -52,6 +52,8 @@ enum SweepScripts {
     /// KEYS: lease, queue, touched. ARGV: token, now, settle seconds, claim-until, then
     /// (stream ID, next due time or "") pairs.
     /// Returns "ok", or "lost" (nothing changed) when `token` no longer holds the lease.
+    /// Removals come last, in one `ZREM` per set (per 1000 streams), so no key is read after it
+    /// may have been emptied (see `PreviewScripts` on migrating slots).
     static let settle = RedisScript(
         name: "sweepSettle",
         source: """
@@ -59,6 +61,7 @@ enum SweepScripts {
             local now = tonumber(ARGV[2])
             local settle = tonumber(ARGV[3])
             local claimed = tonumber(ARGV[4])
+            local gone = {}
             for i = 5, #ARGV, 2 do
               local id = ARGV[i]
               local target = tonumber(ARGV[i + 1])
@@ -73,10 +76,14 @@ enum SweepScripts {
                 if touched and touched > now - settle then
                   redis.call('ZADD', KEYS[2], touched + settle, id)
                 else
-                  redis.call('ZREM', KEYS[2], id)
-                  redis.call('ZREM', KEYS[3], id)
+                  table.insert(gone, id)
                 end
               end
+            end
+            for i = 1, #gone, 1000 do
+              local chunk = {unpack(gone, i, math.min(i + 999, #gone))}
+              redis.call('ZREM', KEYS[2], unpack(chunk))
+              redis.call('ZREM', KEYS[3], unpack(chunk))
             end
             return 'ok'
             """)
@@ -140,7 +147,8 @@ enum SweepScripts {
             """)
 
     /// Records the outcome of deletes: deleted keys are forgotten; failed ones wait
-    /// base × 2^(attempts-1) seconds (at most max) before the next try.
+    /// base × 2^(attempts-1) seconds (at most max) before the next try. The removals come last,
+    /// so no key is read after it may have been emptied (see `PreviewScripts` on migrating slots).
     /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
     /// number of deleted keys, the deleted keys, then the failed keys.
     /// Returns when the stream needs a look next: the earliest time in either set, or the
@@ -150,19 +158,29 @@ enum SweepScripts {
         source: """
             local now = tonumber(ARGV[1])
             local deleted = tonumber(ARGV[4])
-            for i = 5, 4 + deleted do
-              redis.call('ZREM', KEYS[2], ARGV[i])
-              redis.call('HDEL', KEYS[3], ARGV[i])
-            end
             for i = 5 + deleted, #ARGV do
               local attempts = redis.call('HINCRBY', KEYS[3], ARGV[i], 1)
               local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
               redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
             end
             local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1')
+            local gone = {}
+            for i = 5, 4 + deleted do gone[ARGV[i]] = true end
             for k = 1, 2 do
-              local first = redis.call('ZRANGE', KEYS[k], 0, 0, 'WITHSCORES')
-              if first[2] and (next < 0 or tonumber(first[2]) < next) then next = tonumber(first[2]) end
+              -- the earliest entry that stays: deleted keys are removed below, last
+              local entries = redis.call('ZRANGE', KEYS[k], 0, k == 2 and deleted or 0, 'WITHSCORES')
+              for j = 1, #entries, 2 do
+                if not (k == 2 and gone[entries[j]]) then
+                  local score = tonumber(entries[j + 1])
+                  if next < 0 or score < next then next = score end
+                  break
+                end
+              end
+            end
+            if deleted > 0 then
+              local keys = {unpack(ARGV, 5, 4 + deleted)}
+              redis.call('ZREM', KEYS[2], unpack(keys))
+              redis.call('HDEL', KEYS[3], unpack(keys))
             end
             return next
             """)
