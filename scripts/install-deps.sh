@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages StreamPreview builds, runs and tests with.
-# Usage: scripts/install-deps.sh run|test|bench
+# Usage: scripts/install-deps.sh run|test|bench|image
 # Already installed packages are skipped; installing needs root (CI and the
 # README's commands run as root on a fresh Debian 12 machine).
 set -euo pipefail
@@ -19,12 +19,16 @@ test_packages+=(nginx-light)
 # archive has it (BENCH_PROFILE=1), see optional_bench_packages.
 bench_packages=("${run_packages[@]}" wrk nginx-light python3 redis-tools openssl)
 optional_bench_packages=(linux-perf)
+# make image: podman builds the Containerfile (runc: crun refuses hybrid cgroup hosts), from
+# bases debootstrap makes; curl reaches the container in scripts/test-image.sh.
+image_packages=(podman runc debootstrap curl)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
   bench) wanted=("${bench_packages[@]}") ;;
-  *) echo "usage: $0 run|test|bench" >&2; exit 64 ;;
+  image) wanted=("${image_packages[@]}") ;;
+  *) echo "usage: $0 run|test|bench|image" >&2; exit 64 ;;
 esac
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

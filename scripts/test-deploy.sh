@@ -6,9 +6,15 @@
 #   - Kubernetes YAML: `kubernetes-validate --strict` (unknown fields fail) against the schemas
 #     the package bundles, for the oldest and the newest Kubernetes version we support.
 #   - scripts/deploy-check/check.py: what the schemas cannot say (the sweeper's run ends
-#     inside its period, never two runs at once, non-root, 69/75 are not counted as success).
-# Tools: systemd-analyze (Debian systemd) and .build/deploy-venv, made from
-# scripts/deploy-check/requirements.txt (PyPI once; rebuilt when the pins change).
+#     inside its period, never two runs at once, non-root, 69/75 are not counted as success;
+#     the API drains before it is killed, probes, metrics port; every variable that
+#     `streampreview serve --help` and `sweep --help` name is set in kubernetes/config.yaml or
+#     listed there as left default, credentials in the Secret only; the Sentinel URL matches
+#     the example Sentinel set).
+# Tools: systemd-analyze (Debian systemd), .build/deploy-venv, made from
+# scripts/deploy-check/requirements.txt (PyPI once; rebuilt when the pins change), and the built
+# binary for its --help (STREAMPREVIEW_BIN, default .build/debug/streampreview: `make test` builds
+# before it runs this).
 #   scripts/test-deploy.sh [DEPLOY_DIR]      (default: deploy/ of this repository)
 set -euo pipefail
 
@@ -19,6 +25,8 @@ requirements="$repo/scripts/deploy-check/requirements.txt"
 kubernetes_versions=(1.31.0 1.37.0)
 
 command -v systemd-analyze >/dev/null || { echo "test-deploy: systemd-analyze missing (scripts/install-deps.sh test)" >&2; exit 69; }
+binary="${STREAMPREVIEW_BIN:-$repo/.build/debug/streampreview}"
+[ -x "$binary" ] || { echo "test-deploy: $binary missing (swift build first, or set STREAMPREVIEW_BIN)" >&2; exit 69; }
 
 stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
 if [ ! -f "$venv/.ready" ] || [ "$(cat "$venv/.ready")" != "$stamp" ]; then
@@ -72,7 +80,12 @@ for version in "${kubernetes_versions[@]}"; do
   fi
 done
 
-if "$venv/bin/python" "$repo/scripts/deploy-check/check.py" "$deploy"; then :; else failed=1; fi
+# The settings each command reads, as the binary documents them.
+for command in serve sweep; do
+  "$binary" "$command" --help >"$scratch/$command-help.txt" ||
+    { echo "FAIL $binary $command --help" >&2; failed=1; }
+done
+if "$venv/bin/python" "$repo/scripts/deploy-check/check.py" "$deploy" "$scratch/serve-help.txt" "$scratch/sweep-help.txt"; then :; else failed=1; fi
 
 if [ "$failed" != 0 ]; then
   echo "test-deploy: deploy files are invalid (above)" >&2
