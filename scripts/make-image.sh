@@ -3,11 +3,11 @@
 # base images made here from Debian packages, so no image registry is needed (`make image`):
 #   - runtime base: `debootstrap --variant=minbase bookworm` plus the runtime packages the
 #     Containerfile's second stage names, imported with `podman import`;
-#   - build base: the same with the -dev packages and what the Swift toolchain needs, plus the
-#     toolchain of this machine (SWIFT_ROOT, default the one `swift` on PATH comes from) at
-#     /opt/swift.
-# Each base is made once (4 to 7 minutes each) and kept in podman's storage; IMAGE_REBUILD_BASES=1
-# makes them again. Then `podman build` runs without a network: the bases hold every package.
+#   - build base: the same with the -dev packages and what the Swift toolchain needs; the
+#     toolchain of this machine (SWIFT_ROOT, default the one `swift` on PATH comes from) is
+#     mounted read-only at /opt/swift during the build instead of copied in (3 GB).
+# Each base is made once and kept in podman's storage; IMAGE_REBUILD_BASES=1 makes them again.
+# Then `podman build` runs without a network: the bases hold every package.
 # Needs root, podman, runc and debootstrap (scripts/install-deps.sh image), and the Debian mirror
 # (DEBIAN_MIRROR, default http://deb.debian.org/debian) while a base is made.
 # podman's runtime and limits on this kind of host: scripts/lib/podman.sh.
@@ -41,9 +41,9 @@ fi
 source "$repo/scripts/lib/podman.sh"
 podman_setup
 
-# make_base IMAGE PACKAGES [TOOLCHAIN]: debootstrap, the toolchain copied in, podman import.
+# make_base IMAGE PACKAGES [PATH]: debootstrap, podman import (with PATH as its PATH when given).
 make_base() {
-  local name="$1" packages="$2" toolchain="${3:-}" rootfs="$work/rootfs" changes=()
+  local name="$1" packages="$2" path="${3:-}" rootfs="$work/rootfs" changes=()
   if [ "${IMAGE_REBUILD_BASES:-0}" != 1 ] && podman image exists "$name"; then
     echo "make-image: base $name exists"
     return 0
@@ -54,10 +54,9 @@ make_base() {
   debootstrap --variant=minbase --cache-dir="$work/debs" --include="$packages" bookworm "$rootfs" "$mirror" \
     >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  if [ -n "$toolchain" ]; then
-    mkdir -p "$rootfs/opt/swift"
-    cp -a "$toolchain/usr" "$rootfs/opt/swift/"
-    changes=(--change "ENV PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+  if [ -n "$path" ]; then
+    mkdir -p "$rootfs/opt/swift"  # where the toolchain is mounted
+    changes=(--change "ENV PATH=$path")
   fi
   tar -C "$rootfs" --numeric-owner -c . | podman import --quiet "${changes[@]}" --change "CMD [\"/bin/bash\"]" - "$name" >/dev/null
   rm -rf "$rootfs"
@@ -65,11 +64,12 @@ make_base() {
 
 started=$(date +%s)
 make_base "$runtime_base" "$runtime_packages"
-make_base "$build_base" "$build_packages" "$swift_root"
+make_base "$build_base" "$build_packages" /opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 bases_done=$(date +%s)
 
 echo "make-image: podman build -> $image"
 "${PODMAN[@]}" build "${PODMAN_LIMITS[@]}" --network none --pull=never \
+  --volume "$swift_root:/opt/swift:ro" \
   --build-arg "SWIFT_IMAGE=$build_base" --build-arg "RUNTIME_IMAGE=$runtime_base" \
   -t "$image" -f "$repo/Containerfile" "$repo"
 finished=$(date +%s)
