@@ -64,8 +64,6 @@ final class LingeringSockets: Sendable {
         }
     }
 
-    var count: Int { entries.withLock { $0.count } }
-
     /// true when the entry is done with.
     private static func drainOne(_ entry: inout Entry, now: Int64, scratch: inout [UInt8]) -> Bool {
         while entry.bytesLeft > 0 {
