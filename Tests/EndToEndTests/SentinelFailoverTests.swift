@@ -166,10 +166,24 @@ struct SentinelFailoverTests {
         }
         #expect(resubscribed, "the feed-change subscription moves to the new primary")
 
-        // Every acknowledged like and commit is on the new primary.
+        // Every acknowledged like and commit is on the new primary. The feed is a snapshot up to a
+        // second old (its reload runs after a read past that age), so it is read until it holds
+        // every acknowledged like, or 10 s pass.
         let viewer = craftedToken(
             secret: secret, sub: "checker", role: .viewer, issuedAt: unixNow() - 5, expiresAt: unixNow() + 600)
-        let feed = try api.feedItems(token: viewer)
+        func holdsEveryWrite(_ feed: [FeedItem]) -> Bool {
+            Self.streams.allSatisfy { stream in
+                guard let item = feed.first(where: { $0.streamId == stream }) else { return false }
+                let likers = Set(likes.filter { $0.stream == stream }.map(\.viewer)).count
+                let version = commits.filter { $0.stream == stream }.map(\.version).max() ?? 1
+                return item.likes >= Int64(likers) && item.previewVersion >= version
+            }
+        }
+        var feed = try api.feedItems(token: viewer)
+        _ = eventually(within: 10) {
+            feed = (try? api.feedItems(token: viewer)) ?? feed
+            return holdsEveryWrite(feed)
+        }
         for stream in Self.streams {
             let item = try #require(feed.first { $0.streamId == stream }, "stream \(stream) is in the feed")
             let likers = Set(likes.filter { $0.stream == stream }.map(\.viewer)).count

@@ -48,4 +48,29 @@ import Testing
         // Ten ages on, the request reloads itself and fails with Redis.
         #expect(throws: (any Error).self) { try replica.snapshot(nowMilliseconds: start + 10_000) }
     }
+
+    @Test func likeCountsAreNumberedPerVersionAndTheNewestWinsWhateverOrderTheyArriveIn() throws {
+        let first = try harness.publish(stream: 1)
+        let store = harness.context.store
+        let now = harness.now
+        let ann = try #require(try store.setLike(streamId: 1, subject: "ann", like: true, now: now, ttl: 60)).count
+        let bob = try #require(try store.setLike(streamId: 1, subject: "bob", like: true, now: now, ttl: 60)).count
+        let again = try #require(try store.setLike(streamId: 1, subject: "bob", like: true, now: now, ttl: 60)).count
+        #expect(ann == LikeCount(likes: 1, version: first.previewVersion, sequence: 1))
+        #expect(bob == LikeCount(likes: 2, version: first.previewVersion, sequence: 2))
+        #expect(again == bob, "a repeated like changes nothing, so it is not a new count")
+
+        let start = harness.clock.milliseconds
+        _ = try replica.snapshot(nowMilliseconds: start)
+        replica.liked(streamId: 1, count: bob)
+        replica.liked(streamId: 1, count: ann)  // answered first, applied last
+        #expect(try replica.snapshot(nowMilliseconds: start).likes(streamId: 1) == 2)
+
+        // A new clip numbers its like changes afresh; a count of the old clip no longer applies.
+        let second = try harness.publish(stream: 1)
+        let loaded = try #require(try store.liveStream(streamId: 1))
+        #expect(loaded.preview.version == second.previewVersion && loaded.likeSequence == 0 && loaded.likes == 2)
+        let unliked = try #require(try store.setLike(streamId: 1, subject: "ann", like: false, now: now, ttl: 60)).count
+        #expect(unliked == LikeCount(likes: 1, version: second.previewVersion, sequence: 1))
+    }
 }

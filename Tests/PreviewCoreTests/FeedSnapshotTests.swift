@@ -80,7 +80,11 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             bodiesByTag[tag] = body
         }
         #expect(bodiesByTag.count > 50)
-        let likedMore = try #require(snapshots[0].applying(.likes(streamId: live[0].preview.streamId, likes: 99)))
+        let likedMore = try #require(
+            snapshots[0].applying(
+                .likes(
+                    streamId: live[0].preview.streamId,
+                    count: LikeCount(likes: 99, version: live[0].preview.version, sequence: 1))))
         let picks = snapshots[0].playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
         let afterLike = likedMore.playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
         #expect(
@@ -137,15 +141,19 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             let index = Int.random(in: 0..<live.count, using: &random)
             if choice < 6 {
                 live[index].likes = Int64.random(in: 0...6, using: &random)
-                snapshot = try #require(
-                    snapshot.applying(.likes(streamId: live[index].preview.streamId, likes: live[index].likes)))
+                live[index].likeSequence += 1
+                let count = LikeCount(
+                    likes: live[index].likes, version: live[index].preview.version,
+                    sequence: live[index].likeSequence)
+                snapshot = try #require(snapshot.applying(.likes(streamId: live[index].preview.streamId, count: count)))
             } else if choice < 9 {
                 var stream = live[index]
                 if Bool.random(using: &random) {
                     stream.preview.streamId = Int64(10_000 + step)  // a stream going live
                     live.append(stream)
                 } else {
-                    stream.preview.version += 1  // a new clip
+                    stream.preview.version += 1  // a new clip: its like changes are counted afresh
+                    stream.likeSequence = 0
                     stream.preview.updatedAt = Int64.random(in: 1...30, using: &random)
                     live[index] = stream
                 }
@@ -163,6 +171,22 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
                     == referencePlayOrder(live: live, viewer: viewer, current: nil, now: 0, limit: 100),
                 "step \(step)")
         }
+    }
+
+    @Test func aLikeCountArrivingAfterANewerOneIsIgnored() throws {
+        let live = [liveStream(1, updatedAt: 5, likes: 2, version: 3), liveStream(2, updatedAt: 4, likes: 3)]
+        var snapshot = feedSnapshot(live)
+        for (likes, version, sequence) in [(5, 3, 2), (4, 3, 1), (9, 2, 7), (8, 4, 1), (5, 3, 2)]
+            as [(Int64, Int64, Int64)]
+        {
+            snapshot = try #require(
+                snapshot.applying(
+                    .likes(streamId: 1, count: LikeCount(likes: likes, version: version, sequence: sequence))))
+        }
+        // Only (5, 3, 2) is of the live version and newer than what was read; it moves stream 1 ahead.
+        #expect(snapshot.likes(streamId: 1) == 5)
+        let seenOrder = try snapshot.items(viewer: ViewerState(seenVersions: [1: 3, 2: 1])).map(\.streamId)
+        #expect(seenOrder == [1, 2])
     }
 
     @Test func anOlderPublishIsIgnoredAndOneOfAnotherWindowAsksForAReload() throws {

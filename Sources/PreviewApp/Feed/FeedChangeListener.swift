@@ -68,7 +68,7 @@ final class FeedChangeListener: Sendable {
         else { return }
         switch change.kind {
         case .liked:
-            cache.liked(streamId: change.streamId, likes: change.value)
+            cache.liked(streamId: change.streamId, count: change.likeCount)
         case .removed:
             cache.removed(streamId: change.streamId, version: change.value)
         case .published:

@@ -105,9 +105,13 @@ final class FeedSnapshotCache: Sendable {
 
     // MARK: This process's changes
 
-    /// A like or unlike made here: `likes` is the count Redis returned.
-    func liked(streamId: Int64, likes: Int64) {
-        apply(.likes(streamId: streamId, likes: likes))
+    /// A like or unlike, made here or heard from another process: the count kept is the newest.
+    func liked(streamId: Int64, count: LikeCount) {
+        apply(.likes(streamId: streamId, count: count))
+        // A count of a version this snapshot does not hold yet: its publish, heard or answered
+        // later, carries an older count, so the list is read again instead.
+        let held = current.withLock { $0 }?.entry(streamId: streamId)?.preview.version ?? 0
+        if held < count.version { expire() }
     }
 
     /// A preview published here.

@@ -11,9 +11,9 @@ struct StreamHandlers: Sendable {
             let result = try context.store.setLike(
                 streamId: streamId, subject: caller.subject, like: liked, now: now, ttl: context.seenTTL)
         else { throw notLive(streamId) }
-        context.feedCache.liked(streamId: streamId, likes: result.likes)
+        context.feedCache.liked(streamId: streamId, count: result.count)
         try trimIfGrown(subject: caller.subject, size: result.viewerLikes, spare: streamId)
-        return WireIO.response(LikeResponse(likes: result.likes, liked: liked), for: request)
+        return WireIO.response(LikeResponse(likes: result.count.likes, liked: liked), for: request)
     }
 
     func seen(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {

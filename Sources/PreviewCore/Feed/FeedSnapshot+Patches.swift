@@ -3,8 +3,9 @@
 extension FeedSnapshot {
     /// A change to the live list that this process knows the result of.
     public enum Patch: Sendable {
-        /// A stream's like count as Redis returned it.
-        case likes(streamId: Int64, likes: Int64)
+        /// A stream's like count as the like script returned or announced it; kept only when
+        /// newer than the count held (`LikeCount`).
+        case likes(streamId: Int64, count: LikeCount)
         /// A stream's new live preview and its like count; `template` rendered for `signingTime`.
         case published(LiveStream, template: FeedItemTemplate, signingTime: Int64)
         /// A stream's preview left the feed (versions up to `version`).
@@ -17,16 +18,22 @@ extension FeedSnapshot {
     public func applying(_ patch: Patch) -> FeedSnapshot? {
         switch patch {
         case .likes(let streamId, let count):
-            guard let index = indexById[streamId], likes[Int(index)] != count else { return self }
+            guard let index = indexById[streamId],
+                count.version == entries[Int(index)].preview.version,
+                count.isNewer(thanVersion: count.version, sequence: likeSequences[Int(index)])
+            else { return self }  // another version's count, or an older one
+            var likeSequences = self.likeSequences
+            likeSequences[Int(index)] = count.sequence
             var likes = self.likes
-            likes[Int(index)] = count
-            return reordered(index, entries: entries, likes: likes, indexById: indexById)
+            likes[Int(index)] = count.likes
+            return reordered(index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById)
         case .published(let stream, let template, let signingTime):
             let id = stream.preview.streamId
             guard signingTime == self.signingTime else { return nil }
             if let old = entry(streamId: id), old.preview.version >= stream.preview.version { return self }
             var entries = self.entries
             var likes = self.likes
+            var likeSequences = self.likeSequences
             var indexById = self.indexById
             let entry = Entry(preview: stream.preview, template: template)
             let index: Int32
@@ -34,31 +41,33 @@ extension FeedSnapshot {
                 index = existing
                 entries[Int(index)] = entry
                 likes[Int(index)] = stream.likes
+                likeSequences[Int(index)] = stream.likeSequence
             } else {
                 index = Int32(entries.count)
                 entries.append(entry)
                 likes.append(stream.likes)
+                likeSequences.append(stream.likeSequence)
                 indexById[id] = index
             }
-            return reordered(index, entries: entries, likes: likes, indexById: indexById)
+            return reordered(index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById)
         case .removed(let streamId, let version):
             guard let index = indexById[streamId], entries[Int(index)].preview.version <= version else { return self }
             var indexById = self.indexById
             indexById[streamId] = nil
             return FeedSnapshot(
                 signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-                indexById: indexById, unseenOrder: unseenOrder.filter { $0 != index },
+                likeSequences: likeSequences, indexById: indexById, unseenOrder: unseenOrder.filter { $0 != index },
                 seenOrder: seenOrder.filter { $0 != index })
         }
     }
 
     /// A snapshot whose orders hold `index` at its place for the new `entries` and `likes`.
-    private func reordered(_ index: Int32, entries: [Entry], likes: [Int64], indexById: [Int64: Int32])
-        -> FeedSnapshot
-    {
+    private func reordered(
+        _ index: Int32, entries: [Entry], likes: [Int64], likeSequences: [Int64], indexById: [Int64: Int32]
+    ) -> FeedSnapshot {
         FeedSnapshot(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            indexById: indexById,
+            likeSequences: likeSequences, indexById: indexById,
             unseenOrder: Self.moving(index, in: unseenOrder) { Self.unseenPrecedes($0, $1, entries, likes) },
             seenOrder: Self.moving(index, in: seenOrder) { Self.seenPrecedes($0, $1, entries, likes) })
     }

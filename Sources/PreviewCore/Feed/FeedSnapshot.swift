@@ -18,6 +18,8 @@ public final class FeedSnapshot: Sendable {
     /// Entries by index; an entry left out of `indexById` is gone (removed by a patch).
     let entries: [Entry]
     let likes: [Int64]
+    /// `LiveStream.likeSequence` of each entry's like count, which orders later counts.
+    let likeSequences: [Int64]
     let indexById: [Int64: Int32]
     /// Indices in the order of unseen streams: newest commit, then likes, then stream ID.
     let unseenOrder: [Int32]
@@ -37,6 +39,8 @@ public final class FeedSnapshot: Sendable {
         indexById.reserveCapacity(streams.count)
         var likes: [Int64] = []
         likes.reserveCapacity(streams.count)
+        var likeSequences: [Int64] = []
+        likeSequences.reserveCapacity(streams.count)
         for stream in streams where indexById[stream.preview.streamId] == nil {
             let id = stream.preview.streamId
             let template: FeedItemTemplate
@@ -48,23 +52,25 @@ public final class FeedSnapshot: Sendable {
             indexById[id] = Int32(entries.count)
             entries.append(Entry(preview: stream.preview, template: template))
             likes.append(stream.likes)
+            likeSequences.append(stream.likeSequence)
         }
         let all = (0..<Int32(entries.count)).map { $0 }
         self.init(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            indexById: indexById,
+            likeSequences: likeSequences, indexById: indexById,
             unseenOrder: all.sorted { Self.unseenPrecedes($0, $1, entries, likes) },
             seenOrder: all.sorted { Self.seenPrecedes($0, $1, entries, likes) })
     }
 
     init(
-        signingTime: Int64, loadedAtMilliseconds: Int64, entries: [Entry], likes: [Int64], indexById: [Int64: Int32],
-        unseenOrder: [Int32], seenOrder: [Int32]
+        signingTime: Int64, loadedAtMilliseconds: Int64, entries: [Entry], likes: [Int64], likeSequences: [Int64],
+        indexById: [Int64: Int32], unseenOrder: [Int32], seenOrder: [Int32]
     ) {
         self.signingTime = signingTime
         self.loadedAtMilliseconds = loadedAtMilliseconds
         self.entries = entries
         self.likes = likes
+        self.likeSequences = likeSequences
         self.indexById = indexById
         self.unseenOrder = unseenOrder
         self.seenOrder = seenOrder

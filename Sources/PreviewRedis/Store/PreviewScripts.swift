@@ -105,13 +105,14 @@ enum PreviewScripts {
             """)
 
     /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0"
-    /// unlike, now, change channel, change message prefix. Returns the like count, or -1 when
-    /// the stream has no live preview.
+    /// unlike, now, change channel, change message prefix. Returns {likes, version, sequence}
+    /// (a `LikeCount`: each change of this version's likers is numbered in the preview's
+    /// `likeSeq` field), or -1 when the stream has no live preview.
     static let like = RedisScript(
         name: "like",
         source: """
-            local expires = redis.call('HGET', KEYS[1], 'expiresAt')
-            if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return -1 end
+            local fields = redis.call('HMGET', KEYS[1], 'expiresAt', 'version', 'likeSeq')
+            if not fields[1] or tonumber(fields[1]) <= tonumber(ARGV[3]) then return -1 end
             local count = redis.call('SCARD', KEYS[2])
             local changed
             if ARGV[2] == '1' then
@@ -121,7 +122,12 @@ enum PreviewScripts {
               changed = redis.call('SREM', KEYS[2], ARGV[1])
               count = count - changed
             end
-            if changed == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. count) end
-            return count
+            local version = tonumber(fields[2] or '0')
+            local sequence = tonumber(fields[3] or '0')
+            if changed == 1 then
+              sequence = redis.call('HINCRBY', KEYS[1], 'likeSeq', 1)
+              redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. count .. ' ' .. version .. ' ' .. sequence)
+            end
+            return {count, version, sequence}
             """)
 }

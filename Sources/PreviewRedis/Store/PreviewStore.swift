@@ -93,9 +93,7 @@ public final class PreviewStore: Sendable {
             try connection.pipeline([["HGETALL", keys.preview(streamId)], ["SCARD", keys.likers(streamId)]])
         }
         try Self.check(replies)
-        return PreviewRecord(streamId: streamId, fields: Self.hash(replies[0])).map {
-            LiveStream(preview: $0, likes: replies[1].int ?? 0)
-        }
+        return LiveStream(streamId: streamId, fields: Self.hash(replies[0]), likes: replies[1].int ?? 0)
     }
 
     /// The pending upload and the live preview (with its likes) of a stream, in one round trip.
@@ -109,8 +107,7 @@ public final class PreviewStore: Sendable {
         }
         try Self.check(replies)
         let upload = PendingUpload(streamId: streamId, uploadId: uploadId, fields: Self.hash(replies[0]))
-        let preview = PreviewRecord(streamId: streamId, fields: Self.hash(replies[1]))
-        return (upload, preview.map { LiveStream(preview: $0, likes: replies[2].int ?? 0) })
+        return (upload, LiveStream(streamId: streamId, fields: Self.hash(replies[1]), likes: replies[2].int ?? 0))
     }
 
     public enum PublishOutcome: Sendable, Equatable {
@@ -154,12 +151,11 @@ public final class PreviewStore: Sendable {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the publish script")
         }
         if status == "expired" { return .uploadGone }
-        guard let record = PreviewRecord(streamId: id, fields: Self.hash(parts[2])) else {
+        guard let stream = LiveStream(streamId: id, fields: Self.hash(parts[2]), likes: likes) else {
             throw RedisError(kind: .protocolError, message: "the publish script returned an unreadable preview")
         }
         try failpoints.afterPublishScript?()
-        try indexLive(streamId: id, expiresAt: record.expiresAt)
-        let stream = LiveStream(preview: record, likes: likes)
+        try indexLive(streamId: id, expiresAt: stream.preview.expiresAt)
         return status == "same" ? .alreadyPublished(stream) : .published(stream)
     }
 
@@ -236,8 +232,10 @@ public final class PreviewStore: Sendable {
             try Self.check(replies)
             var streams: [LiveStream] = []
             for (index, id) in streamIds.enumerated() {
-                guard let record = PreviewRecord(streamId: id, fields: Self.hash(replies[2 * index])) else { continue }
-                streams.append(LiveStream(preview: record, likes: replies[2 * index + 1].int ?? 0))
+                let fields = Self.hash(replies[2 * index])
+                guard let stream = LiveStream(streamId: id, fields: fields, likes: replies[2 * index + 1].int ?? 0)
+                else { continue }
+                streams.append(stream)
             }
             return streams
         }
@@ -270,19 +268,24 @@ public final class PreviewStore: Sendable {
     /// `ttl` seconds past the viewer's last like. Returns the stream's like count and the
     /// number of streams in the viewer's liked set, or nil when the stream has no live preview.
     public func setLike(streamId: Int64, subject: String, like: Bool, now: Int64, ttl: Int64) throws -> (
-        likes: Int64, viewerLikes: Int
+        count: LikeCount, viewerLikes: Int
     )? {
-        let count = try pool.withConnection { connection in
-            let count = try connection.eval(
+        let reply = try pool.withConnection { connection in
+            let reply = try connection.eval(
                 PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
                 args: [
                     subject, like ? "1" : "0", String(now), keys.feedChanges,
                     FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),
                 ])
-            if let likes = count.int, likes >= 0 { try replicaWait.confirm(on: connection) }  // else nothing written
-            return count
+            if reply.array != nil { try replicaWait.confirm(on: connection) }  // else nothing written
+            return reply
         }
-        guard let likes = count.int, likes >= 0 else { return nil }
+        if reply.int == -1 { return nil }
+        guard let parts = reply.array, parts.count == 3, let likes = parts[0].int, let version = parts[1].int,
+            let sequence = parts[2].int
+        else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the like script: \(reply)")
+        }
         let replies = try pool.withConnection { connection in
             let replies = try connection.pipeline([
                 [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
@@ -293,7 +296,7 @@ public final class PreviewStore: Sendable {
             try replicaWait.confirm(on: connection)
             return replies
         }
-        return (likes, Int(replies[2].int ?? 0))
+        return (LikeCount(likes: likes, version: version, sequence: sequence), Int(replies[2].int ?? 0))
     }
 
     /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash
