@@ -14,7 +14,9 @@ final class AppHarness {
     let redis: RedisServerFixture
     let directory: String
     let clock = TestClock()
-    let context: AppContext
+    var context: AppContext
+    /// Started when the harness holds viewer histories.
+    let listener: FeedChangeListener?
     let router: Router
     let local: LocalObjectStore
     let sweeper: Sweeper
@@ -23,7 +25,7 @@ final class AppHarness {
     init(
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
         failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
-        replicaWait: ReplicaWait = ReplicaWait()
+        replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -44,11 +46,22 @@ final class AppHarness {
             crypto: crypto,
             graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
+        if viewerCacheEntries > 0 {
+            // As serve runs it: held histories hear other processes' changes through the listener.
+            context.viewerCache = ViewerHistoryCache(store: store, budget: viewerCacheEntries)
+            listener = FeedChangeListener(
+                store: store, cache: context.feedCache, viewers: context.viewerCache,
+                nowMilliseconds: { clock.milliseconds })
+            listener?.start()
+        } else {
+            listener = nil
+        }
         router = Router(context: context)
         sweeper = Sweeper(store: store, storage: local, settings: sweep)
     }
 
     deinit {
+        listener?.stop()
         redis.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -63,6 +63,9 @@ enum ServeCommand {
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
+        if options.viewerCacheEntries > 0 {
+            context.viewerCache = ViewerHistoryCache(store: store, budget: options.viewerCacheEntries)
+        }
 
         if localStore == nil {
             let readiness = StorageReadiness(storage: storage)
@@ -72,7 +75,8 @@ enum ServeCommand {
         defer { context.storageReadiness?.stop() }
 
         let changes = FeedChangeListener(
-            store: store, cache: context.feedCache, nowMilliseconds: context.nowMilliseconds)
+            store: store, cache: context.feedCache, viewers: context.viewerCache,
+            nowMilliseconds: context.nowMilliseconds)
         changes.start()
         defer { changes.stop() }
 

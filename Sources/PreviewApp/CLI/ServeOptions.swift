@@ -41,6 +41,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var keyPrefix = "sp"
     public var seenTTL: Int64 = 7 * 86400
     public var feedCacheMilliseconds: Int64 = 1000
+    /// Viewer seen/liked entries this process holds (`ViewerHistoryCache`); 0 is off.
+    public var viewerCacheEntries = 500_000
     public var urlGrid = ExpiryGrid()
     /// A separate `HOST:PORT` serving `GET /metrics` (and then not the main port); nil serves
     /// it on the main port.
@@ -136,6 +138,11 @@ public struct ServeOptions: Sendable, Equatable {
                     "milliseconds the shared feed snapshot is answered from before the live list is read again; changes made here or announced by other replicas apply at once (default 1000)"
             ),
             OptionSpec(
+                flag: "viewer-cache-entries", environment: "STREAMPREVIEW_VIEWER_CACHE_ENTRIES",
+                help:
+                    "streams seen or liked (plus one per viewer) this process keeps of recent viewers, so their feeds need no Redis call; changes from other replicas arrive over pub/sub, entries are reread after 60 s, least recently used go first; about 30 bytes each (default 500000, 0 off)"
+            ),
+            OptionSpec(
                 flag: "drain-delay", environment: "STREAMPREVIEW_DRAIN_DELAY",
                 help:
                     "seconds between SIGTERM, which turns /readyz 503, and closing the listener, so a load balancer stops sending first; a second signal skips it (default 0)"
@@ -215,6 +222,9 @@ public struct ServeOptions: Sendable, Equatable {
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
         serve.feedCacheMilliseconds = try options.int64(
             "feed-max-age-ms", default: serve.feedCacheMilliseconds, range: 1...3_600_000)
+        serve.viewerCacheEntries = Int(
+            try options.int64(
+                "viewer-cache-entries", default: Int64(serve.viewerCacheEntries), range: 0...1_000_000_000))
         serve.drainDelay = try options.int64("drain-delay", default: serve.drainDelay, range: 0...3600)
         serve.shutdownTimeout = try options.int64("shutdown-timeout", default: serve.shutdownTimeout, range: 0...3600)
         serve.policy.commitWindow = try commitWindow(options)

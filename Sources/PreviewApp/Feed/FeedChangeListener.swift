@@ -6,13 +6,15 @@ import Synchronization
 /// Applies the feed changes other processes announce (`FeedChange` on
 /// `RedisKeys.feedChanges`) to this process's snapshot, so a like, commit or end of stream
 /// made through another replica shows here within milliseconds rather than at the next
-/// reload. A lost subscription costs only that: the snapshot's own one-second expiry still
-/// bounds how stale it can be, and after reconnecting the snapshot is reloaded, since
-/// messages may have been missed meanwhile. On a cluster, classic pub/sub reaches every node,
+/// reload; and the viewer changes (`RedisKeys.viewerChanges`) to the viewer histories held
+/// here, which are held only while this subscription stands. A lost subscription costs only
+/// that: the snapshot's own one-second expiry still bounds how stale it can be, and after
+/// reconnecting the snapshot is reloaded, since messages may have been missed meanwhile. On a cluster, classic pub/sub reaches every node,
 /// so the subscription may be on any of them (`RedisClient.dedicatedConnection`).
 final class FeedChangeListener: Sendable {
     private let store: PreviewStore
     private let cache: FeedSnapshotCache
+    private let viewers: ViewerHistoryCache?
     private let nowMilliseconds: @Sendable () -> Int64
     private let stopped = Mutex(false)
 
@@ -20,10 +22,12 @@ final class FeedChangeListener: Sendable {
     static let idleSeconds = 30.0
 
     init(
-        store: PreviewStore, cache: FeedSnapshotCache, nowMilliseconds: @escaping @Sendable () -> Int64
+        store: PreviewStore, cache: FeedSnapshotCache, viewers: ViewerHistoryCache?,
+        nowMilliseconds: @escaping @Sendable () -> Int64
     ) {
         self.store = store
         self.cache = cache
+        self.viewers = viewers
         self.nowMilliseconds = nowMilliseconds
     }
 
@@ -44,16 +48,21 @@ final class FeedChangeListener: Sendable {
                 // The pool's server (with Sentinel, the current primary, found again after a failover),
                 // or a node of the cluster.
                 let connection = try store.pool.dedicatedConnection(commandTimeout: Self.idleSeconds)
-                _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges])
+                // One command: both channels are heard from its first reply on.
+                _ = try connection.command(["SUBSCRIBE", store.keys.feedChanges, store.keys.viewerChanges])
                 if failures > 0 { Log.info("feed_changes_resubscribed", [:]) }
                 failures = 0
                 cache.expire()
+                viewers?.listening(true)
                 while !stopped.withLock({ $0 }) {
                     apply(try connection.receive())
                 }
+                viewers?.listening(false)
             } catch let error as RedisError where error.kind == .timeout {
+                viewers?.listening(false)
                 continue  // a quiet channel: subscribe again
             } catch {
+                viewers?.listening(false)
                 failures += 1
                 if failures == 1 { Log.warn("feed_changes_lost", ["error": "\(error)"]) }
                 usleep(UInt32(min(failures, 10)) * 200_000)
@@ -63,9 +72,15 @@ final class FeedChangeListener: Sendable {
 
     /// A `message` push: ["message", channel, text].
     private func apply(_ push: RedisValue) {
-        guard let parts = push.array, parts.count == 3, parts[0].string == "message", let text = parts[2].string,
-            let change = FeedChange(message: text), change.origin != store.origin
+        guard let parts = push.array, parts.count == 3, parts[0].string == "message", let text = parts[2].string
         else { return }
+        if parts[1].string == store.keys.viewerChanges {
+            // `<origin> <subject>`; the subject may hold spaces.
+            guard let space = text.firstIndex(of: " "), text[..<space] != store.origin else { return }
+            viewers?.forget(subject: String(text[text.index(after: space)...]))
+            return
+        }
+        guard let change = FeedChange(message: text), change.origin != store.origin else { return }
         switch change.kind {
         case .liked:
             cache.liked(streamId: change.streamId, count: change.likeCount)

@@ -1,7 +1,8 @@
 import PreviewCore
 
 /// `GET /api/feed`: the live streams in play order for one viewer, spliced from the shared
-/// snapshot with the viewer's flags (usually one Redis round trip: see `FeedSnapshot.playOrder`).
+/// snapshot with the viewer's flags (held by this process, `ViewerHistoryCache`, or else one
+/// Redis round trip for the streams that decide the order: see `FeedSnapshot.playOrder`).
 struct FeedHandler: Sendable {
     let context: AppContext
 
@@ -13,7 +14,8 @@ struct FeedHandler: Sendable {
         let snapshot = try context.feedCache.snapshot(nowMilliseconds: nowMilliseconds)
         let picks = try snapshot.playOrder(now: now, limit: query.limit, current: query.current) { streamIds in
             guard let caller else { return Array(repeating: ViewerFlags(), count: streamIds.count) }
-            return try context.store.viewerFlags(subject: caller.subject, streamIds: streamIds)
+            return try context.viewerFlags(
+                subject: caller.subject, streamIds: streamIds, nowMilliseconds: nowMilliseconds)
         }
         let format = WireIO.responseFormat(for: request)
         let body = snapshot.response(picks, format: format)

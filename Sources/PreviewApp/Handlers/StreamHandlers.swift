@@ -12,6 +12,7 @@ struct StreamHandlers: Sendable {
                 streamId: streamId, subject: caller.subject, like: liked, now: now, ttl: context.seenTTL)
         else { throw notLive(streamId) }
         context.feedCache.liked(streamId: streamId, count: result.count)
+        context.viewerCache?.liked(subject: caller.subject, streamId: streamId, liked: liked)
         try trimIfGrown(subject: caller.subject, size: result.viewerLikes, spare: streamId)
         return WireIO.response(LikeResponse(likes: result.count.likes, liked: liked), for: request)
     }
@@ -20,10 +21,11 @@ struct StreamHandlers: Sendable {
         let now = context.now
         let caller = try context.authenticator.caller(request, now: now)
         guard
-            let size = try context.store.markSeen(
+            let marked = try context.store.markSeen(
                 streamId: streamId, subject: caller.subject, now: now, ttl: context.seenTTL)
         else { throw notLive(streamId) }
-        try trimIfGrown(subject: caller.subject, size: size, spare: streamId)
+        context.viewerCache?.seen(subject: caller.subject, streamId: streamId, version: marked.version)
+        try trimIfGrown(subject: caller.subject, size: marked.viewerSeen, spare: streamId)
         return WireIO.noContent()
     }
 
@@ -34,6 +36,7 @@ struct StreamHandlers: Sendable {
         let snapshot = try context.feedCache.snapshot(nowMilliseconds: context.nowMilliseconds())
         guard size > snapshot.count + Self.trimSlack else { return }
         try context.store.trimViewer(subject: subject, spare: spare) { snapshot.entry(streamId: $0) != nil }
+        context.viewerCache?.forget(subject: subject)
     }
 
     static let trimSlack = 64

@@ -23,10 +23,18 @@ struct AppContext: Sendable {
     var lifecycle = ServerLifecycle()
     /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
     var metrics = AppMetrics()
+    /// The viewer histories held by this process (`--viewer-cache-entries`); nil: each feed asks Redis.
+    var viewerCache: ViewerHistoryCache?
     /// The remote object store's last readiness probe; nil for the embedded store, which is this process.
     var storageReadiness: StorageReadiness?
 
     var now: Int64 { nowMilliseconds() / 1000 }
+
+    /// A viewer's flags for `streamIds`, from this process's viewer histories when it holds one.
+    func viewerFlags(subject: String, streamIds: [Int64], nowMilliseconds: Int64) throws -> [ViewerFlags] {
+        guard let viewerCache else { return try store.viewerFlags(subject: subject, streamIds: streamIds) }
+        return try viewerCache.flags(subject: subject, streamIds: streamIds, nowMilliseconds: nowMilliseconds)
+    }
 
     /// The feed item of a live stream for one viewer; URLs minted now.
     func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, now: Int64) throws -> FeedItem {

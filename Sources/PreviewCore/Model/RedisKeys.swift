@@ -87,6 +87,9 @@ public struct RedisKeys: Sendable, Equatable {
     /// Pub/sub channel: changes to the live list made by one process (likes, publishes, ends),
     /// so the others patch their feed snapshots at once (`FeedChange`).
     public var feedChanges: String { "\(prefix):{feed}:changes" }
+    /// Pub/sub channel: a viewer's seen or liked state changed, `<origin> <subject>`, so other
+    /// processes forget what they hold of it (`ViewerHistory`).
+    public var viewerChanges: String { "\(prefix):{feed}:viewers" }
     /// Sorted set: stream IDs whose garbage sets need a look, scored by when.
     public var sweepQueue: String { "\(prefix):{gc}:streams" }
     /// Sorted set: stream IDs of `sweepQueue`, scored by when they were last added.

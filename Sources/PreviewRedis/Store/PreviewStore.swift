@@ -18,9 +18,15 @@ public final class PreviewStore: Sendable {
     public struct Failpoints: Sendable {
         /// Runs after the publish script, before the feed index is corrected.
         public var afterPublishScript: (@Sendable () throws -> Void)?
+        /// Runs after a viewer's history is read, before it is returned (a change may overtake it).
+        public var afterViewerHistoryRead: (@Sendable () throws -> Void)?
 
-        public init(afterPublishScript: (@Sendable () throws -> Void)? = nil) {
+        public init(
+            afterPublishScript: (@Sendable () throws -> Void)? = nil,
+            afterViewerHistoryRead: (@Sendable () throws -> Void)? = nil
+        ) {
             self.afterPublishScript = afterPublishScript
+            self.afterViewerHistoryRead = afterViewerHistoryRead
         }
     }
 
@@ -262,6 +268,28 @@ public final class PreviewStore: Sendable {
         }
     }
 
+    /// One viewer's whole seen hash and liked set, in one round trip.
+    public func viewerHistory(subject: String) throws -> ViewerHistory {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline([["HGETALL", keys.seen(subject)], ["SMEMBERS", keys.liked(subject)]])
+        }
+        try Self.check(replies)
+        var history = ViewerHistory()
+        for (stream, version) in Self.hash(replies[0]) {
+            if let id = StreamID.parse(stream), let version = Int64(version) { history.seen[id] = version }
+        }
+        for member in replies[1].array ?? [] {
+            if let id = member.string.flatMap(StreamID.parse) { history.liked.insert(id) }
+        }
+        try failpoints.afterViewerHistoryRead?()
+        return history
+    }
+
+    /// The message announcing a change of `subject`'s history on `keys.viewerChanges`.
+    private func viewerChanged(_ subject: String) -> [String] {
+        ["PUBLISH", keys.viewerChanges, origin + " " + subject]
+    }
+
     // MARK: Viewer actions
 
     /// Likes (`like` true) or unlikes a live stream; idempotent. The viewer's liked set lives
@@ -291,6 +319,7 @@ public final class PreviewStore: Sendable {
                 [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
                 ["EXPIRE", keys.liked(subject), String(ttl)],
                 ["SCARD", keys.liked(subject)],
+                viewerChanged(subject),
             ])
             try Self.check(replies)
             try replicaWait.confirm(on: connection)
@@ -300,22 +329,25 @@ public final class PreviewStore: Sendable {
     }
 
     /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash
-    /// lives `ttl` seconds past the last mark. Returns the number of streams in that hash, or
-    /// nil when the stream has no live preview.
-    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> Int? {
+    /// lives `ttl` seconds past the last mark. Returns the version marked and the number of
+    /// streams in that hash, or nil when the stream has no live preview.
+    public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> (
+        version: Int64, viewerSeen: Int
+    )? {
         try pool.withConnection { connection in
             let fields = try connection.command(
                 ["HMGET", keys.preview(streamId), PreviewRecord.Field.version, PreviewRecord.Field.expiresAt])
-            guard let values = fields.array, values.count == 2, let version = values[0].string,
+            guard let values = fields.array, values.count == 2, let version = values[0].int,
                 let expiresAt = values[1].int, expiresAt > now
             else { return nil }
             let replies = try connection.pipeline([
-                ["HSET", keys.seen(subject), String(streamId), version],
+                ["HSET", keys.seen(subject), String(streamId), String(version)],
                 ["EXPIRE", keys.seen(subject), String(ttl)],
                 ["HLEN", keys.seen(subject)],
+                viewerChanged(subject),
             ])
             try Self.check(replies)
-            return Int(replies[2].int ?? 0)
+            return (version, Int(replies[2].int ?? 0))
         }
     }
 
@@ -339,6 +371,8 @@ public final class PreviewStore: Sendable {
         var commands: [[String]] = []
         if !seen.isEmpty { commands.append(["HDEL", keys.seen(subject)] + seen) }
         if !liked.isEmpty { commands.append(["SREM", keys.liked(subject)] + liked) }
+        guard !commands.isEmpty else { return }
+        commands.append(viewerChanged(subject))
         try Self.check(try pool.withConnection { try $0.pipeline(commands) })
     }
 

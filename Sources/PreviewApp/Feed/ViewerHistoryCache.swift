@@ -1,0 +1,173 @@
+import PreviewCore
+import PreviewRedis
+import Synchronization
+
+/// The seen and liked state of the viewers this process served lately (`ViewerHistory`), so a
+/// viewer's feed needs no Redis round trip while nothing of theirs changes.
+///
+/// It is only as good as the news of changes: this process patches what it holds with its own
+/// writes, and forgets a viewer when another process announces a change of theirs
+/// (`RedisKeys.viewerChanges`, heard by `FeedChangeListener`). While that subscription is down
+/// nothing is held and every feed asks Redis; each new subscription starts from empty, since
+/// changes may have been missed meanwhile. A load that a change overtook is used for its own
+/// request and not kept. Entries are read again after `maxAgeMilliseconds` (what a missed
+/// message could cost, and how long a key Redis expired stays), and the least recently used
+/// go when the held entries (streams seen or liked, plus one per viewer) pass the budget.
+final class ViewerHistoryCache: Sendable {
+    private struct Entry {
+        var history: ViewerHistory
+        var loadedAtMilliseconds: Int64
+        /// `uses` when last read: the least recently used go first.
+        var lastUse: UInt64
+    }
+
+    private struct Shard {
+        var entries: [String: Entry] = [:]
+        var size = 0
+        /// Loads under way, by subject: true once a change overtook them (their result is not kept).
+        var loading: [String: Bool] = [:]
+
+        mutating func remove(_ subject: String) {
+            if let old = entries.removeValue(forKey: subject) { size -= old.history.size }
+            if loading[subject] != nil { loading[subject] = true }
+        }
+    }
+
+    private let store: PreviewStore
+    /// A lock per shard of subjects, so the request threads seldom wait for one another.
+    private final class Lock: Sendable {
+        let shard = Mutex(Shard())
+    }
+
+    private let shards: [Lock]
+    private let shardBudget: Int
+    private let maxAgeMilliseconds: Int64
+    /// Whether changes are being heard; bumped on every change of it, so a load that began
+    /// under another subscription is not kept.
+    private let epoch = Atomic<Int>(0)
+    private let listening = Atomic<Bool>(false)
+    private let uses = Atomic<UInt64>(0)
+
+    /// `budget` entries in all (0 turns the cache off: every feed asks Redis).
+    init(store: PreviewStore, budget: Int, maxAgeMilliseconds: Int64 = 60_000) {
+        self.store = store
+        let count = budget > 0 ? 8 : 0
+        shards = (0..<count).map { _ in Lock() }
+        shardBudget = count > 0 ? max(1, budget / count) : 0
+        self.maxAgeMilliseconds = maxAgeMilliseconds
+    }
+
+    /// `subject`'s flags for `streamIds`, in their order.
+    func flags(subject: String, streamIds: [Int64], nowMilliseconds: Int64) throws -> [ViewerFlags] {
+        guard let lock = shard(subject), listening.load(ordering: .acquiring) else {
+            return try store.viewerFlags(subject: subject, streamIds: streamIds)
+        }
+        let held = lock.shard.withLock { shard -> ViewerHistory? in
+            guard var entry = shard.entries[subject],
+                nowMilliseconds - entry.loadedAtMilliseconds < maxAgeMilliseconds
+            else { return nil }
+            entry.lastUse = uses.add(1, ordering: .relaxed).newValue
+            shard.entries[subject] = entry
+            return entry.history
+        }
+        if let held { return held.flags(streamIds) }
+        return try load(subject, into: lock, nowMilliseconds: nowMilliseconds).flags(streamIds)
+    }
+
+    private func load(_ subject: String, into lock: Lock, nowMilliseconds: Int64) throws -> ViewerHistory {
+        let startEpoch = epoch.load(ordering: .acquiring)
+        lock.shard.withLock { shard in
+            if shard.loading[subject] == nil { shard.loading[subject] = false } else { shard.loading[subject] = true }
+        }
+        let history: ViewerHistory
+        do {
+            history = try store.viewerHistory(subject: subject)
+        } catch {
+            lock.shard.withLock { shard in shard.loading[subject] = nil }
+            throw error
+        }
+        lock.shard.withLock { shard in
+            let overtaken = shard.loading.removeValue(forKey: subject) ?? true
+            guard !overtaken, epoch.load(ordering: .acquiring) == startEpoch, listening.load(ordering: .acquiring),
+                history.size <= shardBudget / 2  // else it would crowd out the others
+            else { return }
+            shard.remove(subject)
+            shard.entries[subject] = Entry(
+                history: history, loadedAtMilliseconds: nowMilliseconds,
+                lastUse: uses.add(1, ordering: .relaxed).newValue)
+            shard.size += history.size
+            if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
+        }
+        return history
+    }
+
+    /// Drops the least recently used entries until `budget` holds what is left.
+    private static func evict(_ shard: inout Shard, downTo budget: Int) {
+        let byUse = shard.entries.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (subject, entry) in byUse where shard.size > budget {
+            shard.entries[subject] = nil
+            shard.size -= entry.history.size
+        }
+    }
+
+    // MARK: Changes
+
+    /// This process marked `streamId` at `version` seen by `subject` (Redis has it).
+    func seen(subject: String, streamId: Int64, version: Int64) {
+        patch(subject) { $0.seen[streamId] = version }
+    }
+
+    /// This process liked or unliked `streamId` for `subject` (Redis has it).
+    func liked(subject: String, streamId: Int64, liked: Bool) {
+        patch(subject) { history in
+            if liked { history.liked.insert(streamId) } else { history.liked.remove(streamId) }
+        }
+    }
+
+    /// `subject` changed in a way not worth patching (another process's change, a trim).
+    func forget(subject: String) {
+        shard(subject)?.shard.withLock { $0.remove(subject) }
+    }
+
+    /// The change subscription started (`true`: from now on changes are heard) or was lost
+    /// (`false`); either way, whatever is held may have missed changes and goes.
+    func listening(_ heard: Bool) {
+        epoch.add(1, ordering: .acquiringAndReleasing)
+        listening.store(heard, ordering: .releasing)
+        for lock in shards {
+            lock.shard.withLock { shard in
+                shard.entries.removeAll()
+                shard.size = 0
+            }
+        }
+    }
+
+    private func patch(_ subject: String, _ change: (inout ViewerHistory) -> Void) {
+        shard(subject)?.shard.withLock { shard in
+            if shard.loading[subject] != nil { shard.loading[subject] = true }
+            guard var entry = shard.entries[subject] else { return }
+            shard.size -= entry.history.size
+            change(&entry.history)
+            shard.size += entry.history.size
+            shard.entries[subject] = entry
+        }
+    }
+
+    /// Whether `subject`'s history is held (for tests).
+    func holds(subject: String) -> Bool {
+        shard(subject)?.shard.withLock { $0.entries[subject] != nil } ?? false
+    }
+
+    /// Whether changes are being heard, so histories are held.
+    var isListening: Bool { listening.load(ordering: .acquiring) }
+
+    /// The entries held in all.
+    var heldEntries: Int { shards.reduce(0) { sum, lock in sum + lock.shard.withLock { $0.size } } }
+
+    private func shard(_ subject: String) -> Lock? {
+        guard !shards.isEmpty else { return nil }
+        var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a: stable, and cheap for short subjects
+        for byte in subject.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return shards[Int(hash % UInt64(shards.count))]
+    }
+}
