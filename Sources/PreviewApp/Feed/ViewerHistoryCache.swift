@@ -24,12 +24,37 @@ final class ViewerHistoryCache: Sendable {
     private struct Shard {
         var entries: [String: Entry] = [:]
         var size = 0
-        /// Loads under way, by subject: true once a change overtook them (their result is not kept).
-        var loading: [String: Bool] = [:]
+        /// Loads under way, by subject, and the changes made to it since the first began: a load
+        /// keeps its result only if no change came after it started (concurrent loads of one
+        /// viewer do not spoil one another).
+        var loading: [String: (loads: Int, changes: UInt64)] = [:]
 
+        /// `subject` changed: what is held of it goes, and loads under way are not kept.
         mutating func remove(_ subject: String) {
+            drop(subject)
+            changed(subject)
+        }
+
+        mutating func drop(_ subject: String) {
             if let old = entries.removeValue(forKey: subject) { size -= old.history.size }
-            if loading[subject] != nil { loading[subject] = true }
+        }
+
+        mutating func changed(_ subject: String) {
+            loading[subject]?.changes += 1
+        }
+
+        /// A load of `subject` begins: the change count it must still see at its end.
+        mutating func beginLoad(_ subject: String) -> UInt64 {
+            let state = loading[subject] ?? (0, 0)
+            loading[subject] = (state.loads + 1, state.changes)
+            return state.changes
+        }
+
+        /// A load of `subject` ended: whether nothing changed since it began.
+        mutating func endLoad(_ subject: String, began changes: UInt64) -> Bool {
+            guard let state = loading[subject] else { return false }
+            loading[subject] = state.loads > 1 ? (state.loads - 1, state.changes) : nil
+            return state.changes == changes
         }
     }
 
@@ -76,22 +101,20 @@ final class ViewerHistoryCache: Sendable {
 
     private func load(_ subject: String, into lock: Lock, nowMilliseconds: Int64) throws -> ViewerHistory {
         let startEpoch = epoch.load(ordering: .acquiring)
-        lock.shard.withLock { shard in
-            if shard.loading[subject] == nil { shard.loading[subject] = false } else { shard.loading[subject] = true }
-        }
+        let began = lock.shard.withLock { $0.beginLoad(subject) }
         let history: ViewerHistory
         do {
             history = try store.viewerHistory(subject: subject)
         } catch {
-            lock.shard.withLock { shard in shard.loading[subject] = nil }
+            lock.shard.withLock { _ = $0.endLoad(subject, began: began) }
             throw error
         }
         lock.shard.withLock { shard in
-            let overtaken = shard.loading.removeValue(forKey: subject) ?? true
-            guard !overtaken, epoch.load(ordering: .acquiring) == startEpoch, listening.load(ordering: .acquiring),
+            let unchanged = shard.endLoad(subject, began: began)
+            guard unchanged, epoch.load(ordering: .acquiring) == startEpoch, listening.load(ordering: .acquiring),
                 history.size <= shardBudget / 2  // else it would crowd out the others
             else { return }
-            shard.remove(subject)
+            shard.drop(subject)  // a concurrent load's result, as good as this one
             shard.entries[subject] = Entry(
                 history: history, loadedAtMilliseconds: nowMilliseconds,
                 lastUse: uses.add(1, ordering: .relaxed).newValue)
@@ -144,7 +167,7 @@ final class ViewerHistoryCache: Sendable {
 
     private func patch(_ subject: String, _ change: (inout ViewerHistory) -> Void) {
         shard(subject)?.shard.withLock { shard in
-            if shard.loading[subject] != nil { shard.loading[subject] = true }
+            shard.changed(subject)
             guard var entry = shard.entries[subject] else { return }
             shard.size -= entry.history.size
             change(&entry.history)

@@ -4,6 +4,8 @@ import PreviewCore
 /// caller may do.
 struct Authenticator: Sendable {
     let verifier: JWTVerifier
+    /// Tokens seen lately, whose next use only has its times checked.
+    let recentTokens = AuthenticatedTokens()
 
     /// The caller, or nil for a request without an Authorization header (anonymous).
     /// A header that is present but not a valid bearer token is 401.
@@ -13,7 +15,8 @@ struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")
         }
-        switch verifier.verify(parts[1].trimmingSpacesAndTabs(), now: now) {
+        let token = parts[1].trimmingSpacesAndTabs()
+        switch recentTokens.authenticate(token, with: verifier).flatMap({ verifier.check($0, now: now) }) {
         case .success(let claims): return claims
         case .failure(.expired): throw APIError(.unauthenticated, "the token has expired")
         case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")

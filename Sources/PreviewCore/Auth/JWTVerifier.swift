@@ -26,10 +26,23 @@ public struct JWTVerifier: Sendable {
         namedMACs = keys.keys.mapValues { crypto.hmacKey($0) }
     }
 
+    /// A token whose shape, signature and claims passed, before its times are checked: what
+    /// `authenticate` found does not change with the clock, so a caller may keep it for the
+    /// token's next use and `check` only the times then.
+    public struct Authenticated: Sendable {
+        public let claims: TokenClaims
+        let notBefore: Int64?
+    }
+
     /// The claims of `token` if it is well-formed, signed by a key of the set, no longer-lived
     /// than `maxLifetime`, and valid at `now` (Unix seconds), allowing `leeway` seconds of
     /// clock difference both ways for `exp`, `nbf` and `iat`.
     public func verify(_ token: String, now: Int64, leeway: Int64 = 30) -> Result<TokenClaims, TokenError> {
+        authenticate(token).flatMap { check($0, now: now, leeway: leeway) }
+    }
+
+    /// Everything of `verify` that does not depend on the time: shape, header, signature, claims present.
+    public func authenticate(_ token: String) -> Result<Authenticated, TokenError> {
         guard token.utf8.count <= Self.maxTokenLength else { return .failure(.malformed) }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(Substring(parts[0])),
@@ -60,23 +73,27 @@ public struct JWTVerifier: Sendable {
         guard let payload = JWTJSON.payload(payloadBytes) else {
             return .failure(.malformed)
         }
-        return claims(from: payload, now: now, leeway: max(0, leeway))
-    }
-
-    private func claims(from payload: JWTJSON.Payload, now: Int64, leeway: Int64) -> Result<TokenClaims, TokenError> {
         guard let sub = payload.sub else { return .failure(.missingClaim("sub")) }
         guard let roleText = payload.role else { return .failure(.missingClaim("role")) }
         guard let streamIds = payload.streamIds else { return .failure(.missingClaim("stream_ids")) }
         guard let iat = payload.iat else { return .failure(.missingClaim("iat")) }
         guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
         guard let role = Role(rawValue: roleText) else { return .failure(.invalidRole) }
+        let claims = TokenClaims(
+            subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp)
+        return .success(Authenticated(claims: claims, notBefore: payload.nbf))
+    }
+
+    /// The claims of an authenticated token if it is valid at `now` (see `verify`).
+    public func check(_ token: Authenticated, now: Int64, leeway: Int64 = 30) -> Result<TokenClaims, TokenError> {
+        let leeway = max(0, leeway)
+        let (iat, exp) = (token.claims.issuedAt, token.claims.expiresAt)
         guard now < saturatingAdd(exp, leeway) else { return .failure(.expired) }
         guard iat <= saturatingAdd(now, leeway) else { return .failure(.notYetValid) }
-        if let nbf = payload.nbf, nbf > saturatingAdd(now, leeway) { return .failure(.notYetValid) }
+        if let nbf = token.notBefore, nbf > saturatingAdd(now, leeway) { return .failure(.notYetValid) }
         let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
         guard !overflow, lifetime <= maxLifetime else { return .failure(.lifetimeTooLong) }
-        return .success(
-            TokenClaims(subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp))
+        return .success(token.claims)
     }
 
     /// `a + b` clamped to Int64's range: hostile `exp` values near the limits must not trap.

@@ -97,12 +97,12 @@ extension FeedSnapshot {
         guard taken < wanted else { return picks }
         // Fewer unseen than wanted: every live stream's flags are known now; the seen ones follow
         // in seen order (rare: a viewer who has seen nearly every live stream).
-        var seenFlags: [Int32: ViewerFlags] = [:]
+        var flagsByIndex = [ViewerFlags](repeating: ViewerFlags(), count: entries.count)
         for (position, flags) in flagsAtPosition.enumerated() where flags.seenVersion != nil {
-            seenFlags[unseenOrder[position]] = flags
+            flagsByIndex[Int(unseenOrder[position])] = flags
         }
         for index in seenOrder where taken < wanted && index != currentIndex && isLive(index, now: now) {
-            let candidate = pick(index, seenFlags[index] ?? ViewerFlags())
+            let candidate = pick(index, flagsByIndex[Int(index)])
             if candidate.seen {
                 picks.append(candidate)
                 taken += 1

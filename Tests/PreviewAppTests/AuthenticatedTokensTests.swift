@@ -1,0 +1,55 @@
+import PreviewCore
+import PreviewCrypto
+import Testing
+
+@testable import PreviewApp
+
+/// The tokens a process keeps after verifying them: only verified ones, and their times are
+/// checked again at every use.
+@Suite struct AuthenticatedTokensTests {
+    let key = Array("token-secret".utf8)
+    let verifier: JWTVerifier
+
+    init() {
+        verifier = JWTVerifier(keys: JWTKeySet(defaultKey: key), crypto: OpenSSLCrypto())
+    }
+
+    func token(expiresAt: Int64, subject: String = "ann") -> String {
+        JWTSigner(crypto: OpenSSLCrypto()).sign(
+            TokenClaims(subject: subject, role: .viewer, streamIds: [], issuedAt: 1_000, expiresAt: expiresAt), key: key
+        )
+    }
+
+    @Test func aKeptTokenStillExpiresAtItsTime() throws {
+        let tokens = AuthenticatedTokens()
+        let signed = token(expiresAt: 2_000)
+        let first = try tokens.authenticate(signed, with: verifier).get()
+        #expect(verifier.check(first, now: 1_500) == .success(first.claims))
+        #expect(tokens.count == 1)
+        let again = try tokens.authenticate(signed, with: verifier).get()
+        #expect(again.claims == first.claims && tokens.count == 1)
+        #expect(verifier.check(again, now: 2_030) == .failure(.expired), "exp + 30 s of leeway")
+    }
+
+    @Test func onlyVerifiedTokensAreKeptAndATamperedOneIsRefusedAfterTheGenuineOne() {
+        let tokens = AuthenticatedTokens()
+        let signed = token(expiresAt: 2_000)
+        _ = tokens.authenticate(signed, with: verifier)
+        let lastByte = signed.utf8.last == UInt8(ascii: "A") ? "B" : "A"
+        let tampered = String(signed.dropLast()) + lastByte
+        #expect(throws: TokenError.badSignature) { try tokens.authenticate(tampered, with: verifier).get() }
+        let otherKey = JWTSigner(crypto: OpenSSLCrypto()).sign(
+            TokenClaims(subject: "ann", role: .admin, streamIds: [], issuedAt: 1_000, expiresAt: 2_000),
+            key: Array("another-secret".utf8))
+        #expect(throws: TokenError.badSignature) { try tokens.authenticate(otherKey, with: verifier).get() }
+        #expect(tokens.count == 1)
+    }
+
+    @Test func theCountStaysBounded() {
+        let tokens = AuthenticatedTokens(capacity: 16)
+        for number in 0..<200 {
+            _ = tokens.authenticate(token(expiresAt: 2_000, subject: "v\(number)"), with: verifier)
+        }
+        #expect(tokens.count <= 16)
+    }
+}
