@@ -1,6 +1,8 @@
+import Dispatch
 import PreviewCore
 import PreviewCrypto
 import PreviewTestSupport
+import Synchronization
 import Testing
 
 @testable import PreviewApp
@@ -72,5 +74,24 @@ import Testing
         #expect(loaded.preview.version == second.previewVersion && loaded.likeSequence == 0 && loaded.likes == 2)
         let unliked = try #require(try store.setLike(streamId: 1, subject: "ann", like: false, now: now, ttl: 60)).count
         #expect(unliked == LikeCount(likes: 1, version: second.previewVersion, sequence: 1))
+    }
+
+    @Test func requestsWithNothingToServeWaitForOneLoadInsteadOfEachReadingTheLiveList() throws {
+        for stream in 1...20 { _ = try harness.publish(stream: Int64(stream)) }
+        let admin = try harness.redis.connection()
+        _ = try admin.command(["CONFIG", "RESETSTAT"])
+        let start = harness.clock.milliseconds
+        let loaded = Mutex(0)
+        let replica = self.replica
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            if let snapshot = try? replica.snapshot(nowMilliseconds: start), snapshot.count == 20 {
+                loaded.withLock { $0 += 1 }
+            }
+        }
+        #expect(loaded.withLock { $0 } == 16)
+        let stats = try #require(admin.command(["INFO", "commandstats"]).string)
+        let reads = stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_zrangebyscore:") }
+        #expect(
+            reads?.hasPrefix("cmdstat_zrangebyscore:calls=1,") == true, "one read of the live list: \(reads ?? "none")")
     }
 }

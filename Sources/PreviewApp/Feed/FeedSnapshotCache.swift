@@ -13,6 +13,10 @@ final class FeedSnapshotCache: Sendable {
 
     private struct Writer {
         var loading = false
+        /// Entered while a load runs: requests with nothing to serve wait for it rather than
+        /// each reading the whole live list at once (which, at 10,000 streams and 64
+        /// connections, took seconds).
+        var loadDone: DispatchGroup?
         /// Patches made while a load is under way: the loaded list may predate them.
         var patchesDuringLoad: [FeedSnapshot.Patch] = []
         /// A change made during the load that no patch can carry: its result is not kept.
@@ -44,10 +48,13 @@ final class FeedSnapshotCache: Sendable {
         if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds, !expired.load(ordering: .relaxed) {
             return cached
         }
-        let mayLoad = writer.withLock { writer in
-            guard !writer.loading else { return false }
+        let (mayLoad, inFlight) = writer.withLock { writer -> (Bool, DispatchGroup?) in
+            guard !writer.loading else { return (false, writer.loadDone) }
             writer.loading = true
-            return true
+            let done = DispatchGroup()
+            done.enter()
+            writer.loadDone = done
+            return (true, nil)
         }
         if let cached, age < maxAgeMilliseconds * Self.staleServingFactor {
             // Slightly stale (or of the previous URL window, whose URLs stay valid far longer):
@@ -56,10 +63,19 @@ final class FeedSnapshotCache: Sendable {
             if mayLoad { reloadInBackground(nowMilliseconds: nowMilliseconds, signingTime: signingTime) }
             return cached
         }
-        // No snapshot, or one too old to serve: this request loads (and, when another load is
-        // under way, does not store its result).
+        // No snapshot, or one too old to serve: wait for the load under way, or load here (when
+        // there is none, it failed, or its result could not be kept: then without storing it).
+        if let inFlight, inFlight.wait(timeout: .now() + Self.loadWaitSeconds) == .success,
+            let loaded = current.withLock({ $0 }), loaded.signingTime == signingTime,
+            nowMilliseconds - loaded.loadedAtMilliseconds < maxAgeMilliseconds * Self.staleServingFactor
+        {
+            return loaded
+        }
         return try load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: mayLoad)
     }
+
+    /// How long a request with nothing to serve waits for another's load before it loads itself.
+    private static let loadWaitSeconds = 10.0
 
     /// Past this many `maxAge`s a snapshot is not served while a reload runs: the request
     /// reloads itself, and fails if Redis does (a feed must not silently freeze).
@@ -87,12 +103,12 @@ final class FeedSnapshotCache: Sendable {
                 streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
                 reusing: previous, render: { try render($0, nowMilliseconds / 1000) })
         } catch {
-            if owner { writer.withLock { $0 = Writer() } }
+            if owner { writer.withLock { Self.finish(&$0) } }
             throw error
         }
         guard owner else { return built }
         return writer.withLock { writer in
-            defer { writer = Writer() }
+            defer { Self.finish(&writer) }
             var keep = !writer.loadIsStale
             for patch in writer.patchesDuringLoad where keep {
                 if let patched = built.applying(patch) { built = patched } else { keep = false }
@@ -101,6 +117,12 @@ final class FeedSnapshotCache: Sendable {
             if keep { expired.store(false, ordering: .relaxed) }
             return built
         }
+    }
+
+    /// The load ends: its waiters go on.
+    private static func finish(_ writer: inout Writer) {
+        writer.loadDone?.leave()
+        writer = Writer()
     }
 
     // MARK: This process's changes
