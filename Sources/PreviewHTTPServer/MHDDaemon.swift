@@ -487,7 +487,7 @@ private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, Res
     }
     for field in response.headers {
         // MHD computes Content-Length from the body (and keeps it for HEAD).
-        if field.name.lowercased() == "content-length" { continue }
+        if HTTPHeaders.sameName(field.name, "Content-Length") { continue }
         guard MHD_add_response_header(handle, field.name, field.value) == .YES else {
             MHD_destroy_response(handle)
             return .failure(ResponseProblem(description: "header \(field.name) rejected"))

@@ -72,6 +72,32 @@ struct ViewerHistoryCacheTests {
         #expect(try harness.feed(token: ann).first { $0.streamId == 2 }?.liked == false)
     }
 
+    @Test func whatAViewerOfManyStreamsHasSeenIsKeptAcrossFeedsUntilTheirHistoryOrTheLiveListChanges() throws {
+        let harness = try Self.listeningHarness()
+        let cache = try #require(harness.context.viewerCache)
+        let count = Int64(FeedHandler.seenEntriesFrom + 6)
+        for stream in 1...count { _ = try harness.publish(stream: stream) }
+        let ann = harness.token("ann", .viewer)
+        for stream in 1..<count {
+            #expect(harness.send("POST", "/api/streams/\(stream)/seen", token: ann).status == 204)
+        }
+        let first = try harness.feed(token: ann, query: "limit=3")
+        #expect(first.map(\.seen) == [false, true, true])
+        #expect(first.first?.streamId == count)
+        #expect(cache.holdsSeenEntries(subject: "ann"))
+        #expect(try harness.feed(token: ann, query: "limit=3") == first, "the kept bits answer the same")
+
+        #expect(harness.send("POST", "/api/streams/\(count)/seen", token: ann).status == 204)
+        #expect(!cache.holdsSeenEntries(subject: "ann"), "an own mark drops them")
+        #expect(try harness.feed(token: ann, query: "limit=3").allSatisfy { $0.seen })
+        #expect(cache.holdsSeenEntries(subject: "ann"))
+
+        _ = try harness.publish(stream: 5)  // a new clip: unseen again, and first
+        let afterClip = try harness.feed(token: ann, query: "limit=3")
+        #expect(afterClip.first?.streamId == 5 && afterClip.first?.seen == false)
+        #expect(afterClip.dropFirst().allSatisfy { $0.seen })
+    }
+
     @Test func nothingIsHeldWhileTheSubscriptionIsDownAndAllIsReadAgainAfterIt() throws {
         let harness = try Self.listeningHarness()
         let cache = try #require(harness.context.viewerCache)
@@ -120,7 +146,7 @@ struct ViewerHistoryCacheTests {
         for stream in streams {
             _ = try other.markSeen(streamId: stream, subject: "heavy", now: harness.now, ttl: 3600)
         }
-        #expect(try harness.feed(token: harness.token("heavy", .viewer)).allSatisfy(\.seen))
+        #expect(try harness.feed(token: harness.token("heavy", .viewer)).allSatisfy { $0.seen })
         #expect(!cache.holds(subject: "heavy"))
 
         for viewer in 0..<300 {

@@ -42,6 +42,62 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
         }
     }
 
+    @Test func aHistoryAtHandGivesTheSamePlayOrderAsAskingForFlags() throws {
+        var random = SplitMix64(state: 43)
+        for round in 0..<250 {
+            let live = randomLive(count: Int.random(in: 0...120, using: &random), using: &random)
+            let viewer = round % 5 == 0 ? ViewerState.anonymous : randomViewer(live, using: &random)
+            let current = Bool.random(using: &random) ? live.randomElement(using: &random)?.preview.streamId : 77
+            let now = Int64.random(in: 0...20, using: &random)
+            let limit = [0, 1, 3, 20, 100].randomElement(using: &random) ?? 20
+            let snapshot = feedSnapshot(live)
+            let history = ViewerHistory(seen: viewer.seenVersions, liked: viewer.liked)
+            let picks = snapshot.playOrder(now: now, limit: limit, current: current, history: history)
+            let items = try FeedResponse(json: snapshot.response(picks, format: .json)).items
+            let expected = referencePlayOrder(live: live, viewer: viewer, current: current, now: now, limit: limit)
+            #expect(items == expected, "round \(round)")
+            #expect(picks == snapshot.playOrder(now: now, limit: limit, current: current, flags: viewer.flags))
+            let seen = snapshot.seenEntries(history, reusing: nil)
+            let withBits = snapshot.playOrder(now: now, limit: limit, current: current, history: history, seen: seen)
+            #expect(withBits == picks, "round \(round): SeenEntries give the same order")
+        }
+    }
+
+    @Test func seenEntriesLastWhileTheSnapshotsHoldTheSamePreviews() throws {
+        var random = SplitMix64(state: 17)
+        let live = randomLive(count: 200, using: &random, expiringAt: 100)
+        var viewer = ViewerState()
+        for stream in live.dropLast(2) { viewer.seenVersions[stream.preview.streamId] = stream.preview.version }
+        let history = ViewerHistory(seen: viewer.seenVersions, liked: viewer.liked)
+        let snapshot = feedSnapshot(live)
+        let seen = snapshot.seenEntries(history, reusing: nil)
+        let first = live[0].preview
+        let liked = try #require(
+            snapshot.applying(
+                .likes(streamId: first.streamId, count: LikeCount(likes: 50, version: first.version, sequence: 1))))
+        #expect(liked.seenEntries(history, reusing: seen) === seen, "a like keeps the membership")
+        let reloaded = FeedSnapshot(
+            streams: live, signingTime: 0, loadedAtMilliseconds: 1, reusing: liked,
+            render: { template($0, signingTime: 0) })
+        #expect(reloaded.seenEntries(history, reusing: seen) === seen, "a reload of the same previews keeps it")
+        let removed = try #require(snapshot.applying(.removed(streamId: first.streamId, version: first.version)))
+        #expect(removed.seenEntries(history, reusing: seen) !== seen, "a removal makes a new one")
+        var republished = live
+        republished[1] = liveStream(
+            live[1].preview.streamId, updatedAt: 30, likes: 0, version: live[1].preview.version + 1, expiresAt: 100)
+        let changed = FeedSnapshot(
+            streams: republished, signingTime: 0, loadedAtMilliseconds: 2, reusing: snapshot,
+            render: { template($0, signingTime: 0) })
+        let fresh = changed.seenEntries(history, reusing: seen)
+        #expect(fresh !== seen, "a new clip makes a new one")
+        // The new clip is unseen: it comes first, then the two never seen.
+        let picks = changed.playOrder(now: 0, limit: 3, current: nil, history: history, seen: fresh)
+        #expect(
+            picks.map(\.streamId)
+                == changed.playOrder(now: 0, limit: 3, current: nil, flags: viewer.flags).map(\.streamId))
+        #expect(picks.first?.streamId == live[1].preview.streamId && picks.allSatisfy { !$0.seen })
+    }
+
     @Test func theSplicedBodyIsByteEqualToTheEncodedFeedResponseInBothFormats() {
         var random = SplitMix64(state: 7)
         var live = randomLive(count: 30, using: &random)

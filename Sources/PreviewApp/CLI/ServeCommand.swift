@@ -10,6 +10,8 @@ enum ServeCommand {
     /// embedded redis-server dies. The embedded Redis runs under `setpriv --pdeathsig KILL`,
     /// so it also goes when this process is killed outright.
     static func run(_ options: ServeOptions) throws -> ExitCode {
+        // Last of the deferred steps: the request lines of the final moments reach stderr.
+        defer { Log.flushRequests() }
         let signals = ShutdownSignals.block()
         raiseOpenFileLimit()
         let data = try DataDirectory(path: options.dataDirectory)

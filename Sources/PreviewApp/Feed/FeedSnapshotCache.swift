@@ -27,8 +27,8 @@ final class FeedSnapshotCache: Sendable {
     private let maxAgeMilliseconds: Int64
     private let grid: ExpiryGrid
     private let render: Render
-    /// Readers only copy the reference out, so they hold it for nanoseconds.
-    private let current = Mutex<FeedSnapshot?>(nil)
+    /// Read by every feed request; replaced only under `writer`.
+    private let current = ReadMostly<FeedSnapshot?>(nil)
     /// Serialises everything that replaces `current`.
     private let writer = Mutex(Writer())
     /// Set by `expire()`: the snapshot is reloaded at the next read however recent it is.
@@ -43,7 +43,7 @@ final class FeedSnapshotCache: Sendable {
 
     func snapshot(nowMilliseconds: Int64) throws -> FeedSnapshot {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
-        let cached = current.withLock { $0 }
+        let cached = current.read()
         let age = cached.map { nowMilliseconds - $0.loadedAtMilliseconds } ?? .max
         if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds, !expired.load(ordering: .relaxed) {
             return cached
@@ -66,7 +66,7 @@ final class FeedSnapshotCache: Sendable {
         // No snapshot, or one too old to serve: wait for the load under way, or load here (when
         // there is none, it failed, or its result could not be kept: then without storing it).
         if let inFlight, inFlight.wait(timeout: .now() + Self.loadWaitSeconds) == .success,
-            let loaded = current.withLock({ $0 }), loaded.signingTime == signingTime,
+            let loaded = current.read(), loaded.signingTime == signingTime,
             nowMilliseconds - loaded.loadedAtMilliseconds < maxAgeMilliseconds * Self.staleServingFactor
         {
             return loaded
@@ -97,7 +97,7 @@ final class FeedSnapshotCache: Sendable {
         var built: FeedSnapshot
         do {
             let streams = try store.liveStreams(now: nowMilliseconds / 1000)
-            let previous = current.withLock { $0 }
+            let previous = current.read()
             let render = self.render
             built = try FeedSnapshot(
                 streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
@@ -113,7 +113,7 @@ final class FeedSnapshotCache: Sendable {
             for patch in writer.patchesDuringLoad where keep {
                 if let patched = built.applying(patch) { built = patched } else { keep = false }
             }
-            current.withLock { $0 = keep ? built : nil }
+            current.write(keep ? built : nil)
             if keep { expired.store(false, ordering: .relaxed) }
             return built
         }
@@ -132,7 +132,7 @@ final class FeedSnapshotCache: Sendable {
         apply(.likes(streamId: streamId, count: count))
         // A count of a version this snapshot does not hold yet: its publish, heard or answered
         // later, carries an older count, so the list is read again instead.
-        let held = current.withLock { $0 }?.entry(streamId: streamId)?.preview.version ?? 0
+        let held = current.read()?.entry(streamId: streamId)?.preview.version ?? 0
         if held < count.version { expire() }
     }
 
@@ -155,9 +155,9 @@ final class FeedSnapshotCache: Sendable {
     private func apply(_ patch: FeedSnapshot.Patch) {
         writer.withLock { writer in
             if writer.loading { writer.patchesDuringLoad.append(patch) }
-            guard let snapshot = current.withLock({ $0 }) else { return }
+            guard let snapshot = current.read() else { return }
             let patched = snapshot.applying(patch)
-            current.withLock { $0 = patched }
+            current.write(patched)
         }
     }
 
@@ -174,7 +174,7 @@ final class FeedSnapshotCache: Sendable {
     private func drop() {
         writer.withLock { writer in
             if writer.loading { writer.loadIsStale = true }
-            current.withLock { $0 = nil }
+            current.write(nil)
         }
     }
 }

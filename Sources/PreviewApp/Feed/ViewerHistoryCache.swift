@@ -19,6 +19,24 @@ final class ViewerHistoryCache: Sendable {
         var loadedAtMilliseconds: Int64
         /// `uses` when last read: the least recently used go first.
         var lastUse: UInt64
+        /// What `history` has seen of a feed snapshot's membership, kept by `remember`.
+        var seenEntries: SeenEntries?
+        /// `uses` when `history` was loaded or last changed: `remember` keeps only a
+        /// `SeenEntries` made from the history as it still is.
+        var revision: UInt64
+
+        /// Counted against the budget: the history's entries, and a `SeenEntries` as its bytes
+        /// over 32 (about what an entry costs).
+        var size: Int { history.size + (seenEntries?.size ?? 0) / 32 }
+    }
+
+    /// A viewer's history as `history(subject:nowMilliseconds:)` found it.
+    struct Held {
+        let history: ViewerHistory
+        /// Kept by `remember` for this history, if any (of whatever membership it was made for).
+        let seenEntries: SeenEntries?
+        /// Which version of the held entry this is; nil when the history was read but not kept.
+        let revision: UInt64?
     }
 
     private struct Shard {
@@ -36,7 +54,7 @@ final class ViewerHistoryCache: Sendable {
         }
 
         mutating func drop(_ subject: String) {
-            if let old = entries.removeValue(forKey: subject) { size -= old.history.size }
+            if let old = entries.removeValue(forKey: subject) { size -= old.size }
         }
 
         mutating func changed(_ subject: String) {
@@ -82,24 +100,37 @@ final class ViewerHistoryCache: Sendable {
         self.maxAgeMilliseconds = maxAgeMilliseconds
     }
 
-    /// `subject`'s flags for `streamIds`, in their order.
-    func flags(subject: String, streamIds: [Int64], nowMilliseconds: Int64) throws -> [ViewerFlags] {
-        guard let lock = shard(subject), listening.load(ordering: .acquiring) else {
-            return try store.viewerFlags(subject: subject, streamIds: streamIds)
-        }
-        let held = lock.shard.withLock { shard -> ViewerHistory? in
-            guard var entry = shard.entries[subject],
-                nowMilliseconds - entry.loadedAtMilliseconds < maxAgeMilliseconds
+    /// `subject`'s whole history, held or read now (and kept when it may be); nil while changes
+    /// are not heard (or the cache is off), when only Redis can say.
+    func history(subject: String, nowMilliseconds: Int64) throws -> Held? {
+        guard let lock = shard(subject), listening.load(ordering: .acquiring) else { return nil }
+        let use = uses.add(1, ordering: .relaxed).newValue
+        let held = lock.shard.withLock { shard -> Held? in
+            guard let index = shard.entries.index(forKey: subject),
+                nowMilliseconds - shard.entries.values[index].loadedAtMilliseconds < maxAgeMilliseconds
             else { return nil }
-            entry.lastUse = uses.add(1, ordering: .relaxed).newValue
-            shard.entries[subject] = entry
-            return entry.history
+            shard.entries.values[index].lastUse = use
+            let entry = shard.entries.values[index]
+            return Held(history: entry.history, seenEntries: entry.seenEntries, revision: entry.revision)
         }
-        if let held { return held.flags(streamIds) }
-        return try load(subject, into: lock, nowMilliseconds: nowMilliseconds).flags(streamIds)
+        if let held { return held }
+        return try load(subject, into: lock, nowMilliseconds: nowMilliseconds)
     }
 
-    private func load(_ subject: String, into lock: Lock, nowMilliseconds: Int64) throws -> ViewerHistory {
+    /// Keeps `seen`, made from `subject`'s history of `revision`, if that history is still held
+    /// unchanged; it replaces the one of an earlier membership.
+    func remember(_ seen: SeenEntries, subject: String, revision: UInt64) {
+        shard(subject)?.shard.withLock { shard in
+            guard let index = shard.entries.index(forKey: subject), shard.entries.values[index].revision == revision
+            else { return }
+            shard.size -= shard.entries.values[index].size
+            shard.entries.values[index].seenEntries = seen
+            shard.size += shard.entries.values[index].size
+            if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
+        }
+    }
+
+    private func load(_ subject: String, into lock: Lock, nowMilliseconds: Int64) throws -> Held {
         let startEpoch = epoch.load(ordering: .acquiring)
         let began = lock.shard.withLock { $0.beginLoad(subject) }
         let history: ViewerHistory
@@ -109,19 +140,21 @@ final class ViewerHistoryCache: Sendable {
             lock.shard.withLock { _ = $0.endLoad(subject, began: began) }
             throw error
         }
-        lock.shard.withLock { shard in
+        let revision = lock.shard.withLock { shard -> UInt64? in
             let unchanged = shard.endLoad(subject, began: began)
             guard unchanged, epoch.load(ordering: .acquiring) == startEpoch, listening.load(ordering: .acquiring),
                 history.size <= shardBudget / 2  // else it would crowd out the others
-            else { return }
+            else { return nil }
             shard.drop(subject)  // a concurrent load's result, as good as this one
-            shard.entries[subject] = Entry(
-                history: history, loadedAtMilliseconds: nowMilliseconds,
-                lastUse: uses.add(1, ordering: .relaxed).newValue)
-            shard.size += history.size
+            let use = uses.add(1, ordering: .relaxed).newValue
+            let entry = Entry(
+                history: history, loadedAtMilliseconds: nowMilliseconds, lastUse: use, seenEntries: nil, revision: use)
+            shard.entries[subject] = entry
+            shard.size += entry.size
             if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
+            return shard.entries[subject] == nil ? nil : use
         }
-        return history
+        return Held(history: history, seenEntries: nil, revision: revision)
     }
 
     /// Drops the least recently used entries until `budget` holds what is left.
@@ -129,7 +162,7 @@ final class ViewerHistoryCache: Sendable {
         let byUse = shard.entries.sorted { $0.value.lastUse < $1.value.lastUse }
         for (subject, entry) in byUse where shard.size > budget {
             shard.entries[subject] = nil
-            shard.size -= entry.history.size
+            shard.size -= entry.size
         }
     }
 
@@ -169,9 +202,11 @@ final class ViewerHistoryCache: Sendable {
         shard(subject)?.shard.withLock { shard in
             shard.changed(subject)
             guard var entry = shard.entries[subject] else { return }
-            shard.size -= entry.history.size
+            shard.size -= entry.size
             change(&entry.history)
-            shard.size += entry.history.size
+            entry.seenEntries = nil
+            entry.revision = uses.add(1, ordering: .relaxed).newValue
+            shard.size += entry.size
             shard.entries[subject] = entry
         }
     }
@@ -179,6 +214,11 @@ final class ViewerHistoryCache: Sendable {
     /// Whether `subject`'s history is held (for tests).
     func holds(subject: String) -> Bool {
         shard(subject)?.shard.withLock { $0.entries[subject] != nil } ?? false
+    }
+
+    /// Whether a `SeenEntries` is kept with `subject`'s history (for tests).
+    func holdsSeenEntries(subject: String) -> Bool {
+        shard(subject)?.shard.withLock { $0.entries[subject]?.seenEntries != nil } ?? false
     }
 
     /// Whether changes are being heard, so histories are held.

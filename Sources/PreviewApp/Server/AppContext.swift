@@ -30,10 +30,10 @@ struct AppContext: Sendable {
 
     var now: Int64 { nowMilliseconds() / 1000 }
 
-    /// A viewer's flags for `streamIds`, from this process's viewer histories when it holds one.
-    func viewerFlags(subject: String, streamIds: [Int64], nowMilliseconds: Int64) throws -> [ViewerFlags] {
-        guard let viewerCache else { return try store.viewerFlags(subject: subject, streamIds: streamIds) }
-        return try viewerCache.flags(subject: subject, streamIds: streamIds, nowMilliseconds: nowMilliseconds)
+    /// A viewer's whole history when this process holds viewer histories (read and kept now if
+    /// need be); nil when only Redis can say (the cache is off, or changes are not heard).
+    func viewerHistory(subject: String, nowMilliseconds: Int64) throws -> ViewerHistoryCache.Held? {
+        try viewerCache?.history(subject: subject, nowMilliseconds: nowMilliseconds)
     }
 
     /// The feed item of a live stream for one viewer; URLs minted now.

@@ -8,7 +8,22 @@ import Synchronization
 /// Bounded: a shard that fills up is emptied.
 final class AuthenticatedTokens: Sendable {
     private final class Shard: Sendable {
-        let tokens = Mutex<[String: JWTVerifier.Authenticated]>([:])
+        let tokens = Mutex<[Key: JWTVerifier.Authenticated]>([:])
+    }
+
+    /// A token with its hash taken once, before any lock: a shard's lock then covers only a
+    /// table probe and one comparison of the text.
+    private struct Key: Hashable {
+        let token: String
+        let hash: Int
+
+        init(_ token: String) {
+            self.token = token
+            hash = token.hashValue
+        }
+
+        static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.token == b.token }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
     private let shards: [Shard]
@@ -21,13 +36,14 @@ final class AuthenticatedTokens: Sendable {
 
     /// `token` authenticated by `verifier`, from here when it was before.
     func authenticate(_ token: String, with verifier: JWTVerifier) -> Result<JWTVerifier.Authenticated, TokenError> {
-        let shard = shards[Int(UInt(bitPattern: token.utf8.count &* 31 &+ Int(token.utf8.last ?? 0)) % 8)]
-        if let known = shard.tokens.withLock({ $0[token] }) { return .success(known) }
+        let key = Key(token)
+        let shard = shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
+        if let known = shard.tokens.withLock({ $0[key] }) { return .success(known) }
         let result = verifier.authenticate(token)
         if case .success(let authenticated) = result {
             shard.tokens.withLock { tokens in
                 if tokens.count >= perShard { tokens.removeAll(keepingCapacity: true) }
-                tokens[token] = authenticated
+                tokens[key] = authenticated
             }
         }
         return result

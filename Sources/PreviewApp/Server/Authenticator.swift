@@ -12,7 +12,7 @@ struct Authenticator: Sendable {
     func optionalCaller(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenClaims? {
         guard let header = request.headers["Authorization"] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard parts.count == 2, HTTPHeaders.sameName(String(parts[0]), "Bearer") else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")
         }
         let token = parts[1].trimmingSpacesAndTabs()

@@ -149,8 +149,7 @@ struct Router: HTTPResponder {
         }
         let nanoseconds = started.duration(to: .now).metricNanoseconds
         context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
-        Log.info(
-            "request",
+        Log.request(
             [
                 "request_id": requestId, "method": request.method, "route": label.route, "path": request.path,
                 "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
@@ -205,8 +204,11 @@ struct Router: HTTPResponder {
     /// The client's `X-Request-Id` when it is well-formed (`RequestID.wellFormed`), otherwise
     /// 16 fresh hex digits: unique enough to find a request in the logs.
     private static func requestId(of request: HTTPRequest) -> String {
-        RequestID.wellFormed(request.headers["X-Request-Id"]) ?? Hex.encode((try? SecureRandom.bytes(8)) ?? [])
+        RequestID.wellFormed(request.headers["X-Request-Id"]) ?? freshIds.next()
     }
+
+    /// Started at random (the system's generator), so processes start apart.
+    private static let freshIds = RequestIDSource(start: UInt64.random(in: .min ... .max))
 
     /// `12.345`: milliseconds with three decimals, without Foundation's formatting.
     static func milliseconds(_ nanoseconds: Int64) -> String {

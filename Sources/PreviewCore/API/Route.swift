@@ -31,20 +31,24 @@ public enum Route: Sendable, Equatable {
             }
             return .success(.object(method: objectMethod, encodedKey: key))
         }
+        func only(_ allowed: String, _ route: Route) -> Result<Route, RouteError> {
+            method == allowed ? .success(route) : .failure(.methodNotAllowed(allowed: [allowed]))
+        }
+        // The fixed paths, matched whole: the feed and health checks are most of the traffic.
+        switch path {
+        case "/api/feed": return only("GET", .feed)
+        case "/healthz": return only("GET", .health)
+        case "/readyz": return only("GET", .ready)
+        case "/metrics": return only("GET", .metrics)
+        case "/api/preview/post": return only("POST", .postPreview)
+        case "/api/preview/commit": return only("POST", .commitPreview)
+        default: break
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         // A leading "/" yields an empty first part.
         guard parts.first == "" else { return .failure(.notFound) }
         let segments = Array(parts.dropFirst())
-        func only(_ allowed: String, _ route: Route) -> Result<Route, RouteError> {
-            method == allowed ? .success(route) : .failure(.methodNotAllowed(allowed: [allowed]))
-        }
         switch segments {
-        case ["healthz"]: return only("GET", .health)
-        case ["readyz"]: return only("GET", .ready)
-        case ["metrics"]: return only("GET", .metrics)
-        case ["api", "preview", "post"]: return only("POST", .postPreview)
-        case ["api", "preview", "commit"]: return only("POST", .commitPreview)
-        case ["api", "feed"]: return only("GET", .feed)
         case let s where s.count == 3 && s[0] == "api" && s[1] == "preview":
             return streamID(s[2]).flatMap { only("DELETE", .deletePreview(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "like":

@@ -26,7 +26,9 @@ extension FeedSnapshot {
             likeSequences[Int(index)] = count.sequence
             var likes = self.likes
             likes[Int(index)] = count.likes
-            return reordered(index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById)
+            return reordered(
+                index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById,
+                membership: membership)
         case .published(let stream, let template, let signingTime):
             let id = stream.preview.streamId
             guard signingTime == self.signingTime else { return nil }
@@ -49,7 +51,9 @@ extension FeedSnapshot {
                 likeSequences.append(stream.likeSequence)
                 indexById[id] = index
             }
-            return reordered(index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById)
+            return reordered(
+                index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById,
+                membership: nil)
         case .removed(let streamId, let version):
             guard let index = indexById[streamId], entries[Int(index)].preview.version <= version else { return self }
             var indexById = self.indexById
@@ -63,11 +67,12 @@ extension FeedSnapshot {
 
     /// A snapshot whose orders hold `index` at its place for the new `entries` and `likes`.
     private func reordered(
-        _ index: Int32, entries: [Entry], likes: [Int64], likeSequences: [Int64], indexById: [Int64: Int32]
+        _ index: Int32, entries: [Entry], likes: [Int64], likeSequences: [Int64], indexById: [Int64: Int32],
+        membership: Membership?
     ) -> FeedSnapshot {
         FeedSnapshot(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            likeSequences: likeSequences, indexById: indexById,
+            likeSequences: likeSequences, indexById: indexById, membership: membership,
             unseenOrder: Self.moving(index, in: unseenOrder) { Self.unseenPrecedes($0, $1, entries, likes) },
             seenOrder: Self.moving(index, in: seenOrder) { Self.seenPrecedes($0, $1, entries, likes) })
     }

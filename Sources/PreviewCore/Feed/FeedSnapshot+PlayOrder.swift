@@ -111,8 +111,68 @@ extension FeedSnapshot {
         return picks
     }
 
+    /// The same play order as `playOrder(now:limit:current:flags:)`, for a viewer whose whole
+    /// history is at hand (held by the process, or empty for an anonymous viewer): one walk of
+    /// the unseen order over the packed keys, with no batches and no flag arrays; the `liked`
+    /// set is asked only about the streams picked. Without `seen`, each live stream walked
+    /// costs a probe of `history.seen`, so a viewer who has seen every live stream costs one
+    /// per live stream; with `seen` (made from `history` for this snapshot's membership) a
+    /// walk reads bits, and one that has seen them all skips to the seen order at once.
+    public func playOrder(now: Int64, limit: Int, current: Int64?, history: ViewerHistory, seen: SeenEntries? = nil)
+        -> [FeedPick]
+    {
+        guard limit > 0 else { return [] }
+        precondition(seen.map { $0.membership === membership } ?? true, "SeenEntries of another membership")
+        let currentIndex = current.flatMap { indexById[$0] }.flatMap { isLive($0, now: now) ? $0 : nil }
+        let wanted = currentIndex == nil ? limit : limit - 1
+        let versions = history.seen
+        func isSeen(_ index: Int32) -> Bool {
+            if let seen { return seen.contains(index) }
+            let key = keys[Int(index)]
+            return !versions.isEmpty && versions[key.streamId] == key.version
+        }
+        func pick(_ index: Int32, seen: Bool) -> FeedPick {
+            let id = keys[Int(index)].streamId
+            return FeedPick(streamId: id, index: index, seen: seen, liked: history.liked.contains(id))
+        }
+        var picks: [FeedPick] = []
+        picks.reserveCapacity(limit)
+        if let currentIndex { picks.append(pick(currentIndex, seen: isSeen(currentIndex))) }
+        guard wanted > 0 else { return picks }
+        var taken = 0
+        if seen.map({ $0.count < indexById.count }) ?? true {
+            for index in unseenOrder where index != currentIndex && isLive(index, now: now) && !isSeen(index) {
+                picks.append(pick(index, seen: false))
+                taken += 1
+                if taken == wanted { return picks }
+            }
+        }
+        // Fewer unseen than wanted: the seen ones follow in seen order.
+        for index in seenOrder where index != currentIndex && isLive(index, now: now) && isSeen(index) {
+            picks.append(pick(index, seen: true))
+            taken += 1
+            if taken == wanted { break }
+        }
+        return picks
+    }
+
+    /// The entries `history` has seen at their current version, for `playOrder(history:seen:)`:
+    /// `held` when it is of this membership already, else made in one probe of this snapshot
+    /// per stream the viewer has seen.
+    public func seenEntries(_ history: ViewerHistory, reusing held: SeenEntries?) -> SeenEntries {
+        if let held, held.membership === membership { return held }
+        var bits = [UInt64](repeating: 0, count: (entries.count + 63) / 64)
+        var count = 0
+        for (streamId, version) in history.seen {
+            guard let index = indexById[streamId], keys[Int(index)].version == version else { continue }
+            bits[Int(index) >> 6] |= 1 << UInt64(index & 63)
+            count += 1
+        }
+        return SeenEntries(membership: membership, bits: bits, count: count)
+    }
+
     private func isLive(_ index: Int32, now: Int64) -> Bool {
-        entries[Int(index)].preview.expiresAt > now
+        keys[Int(index)].expiresAt > now
     }
 
     /// The `FeedResponse` of `picks`, byte-equal to `FeedResponse(items:)` in the same format.
@@ -153,4 +213,27 @@ extension FeedSnapshot {
 
     private static let jsonOpen = Array("{\"items\":[".utf8)
     private static let jsonClose = Array("]}".utf8)
+}
+
+/// Which entries of one snapshot membership a viewer has seen at their current version, as
+/// bits by entry index: a viewer's feeds read it instead of probing their history once per
+/// live stream, for as long as the membership and the history stay the same.
+public final class SeenEntries: Sendable {
+    let membership: FeedSnapshot.Membership
+    let bits: [UInt64]
+    /// Entries seen (bits set).
+    let count: Int
+
+    init(membership: FeedSnapshot.Membership, bits: [UInt64], count: Int) {
+        self.membership = membership
+        self.bits = bits
+        self.count = count
+    }
+
+    func contains(_ index: Int32) -> Bool {
+        bits[Int(index) >> 6] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// Bytes held, for a cache's accounting.
+    public var size: Int { bits.count * 8 }
 }

@@ -11,12 +11,37 @@ public final class FeedSnapshot: Sendable {
         public let template: FeedItemTemplate
     }
 
+    /// An entry's stream, preview version and expiry.
+    struct EntryKey: Equatable {
+        let streamId: Int64
+        let version: Int64
+        let expiresAt: Int64
+    }
+
+    /// The entries' keys, and by its identity the snapshot's membership: snapshots that share
+    /// one hold the same previews at the same indices (likes may differ), so what a viewer has
+    /// seen of one (`SeenEntries`) holds for all. A like keeps it; a publish or a removal makes
+    /// a new one; a reload that finds the same previews keeps the previous one.
+    public final class Membership: Sendable {
+        let keys: [EntryKey]
+
+        init(_ entries: [Entry]) {
+            keys = entries.map {
+                EntryKey(streamId: $0.preview.streamId, version: $0.preview.version, expiresAt: $0.preview.expiresAt)
+            }
+        }
+    }
+
     /// The grid signing time the entries' URLs were minted for.
     public let signingTime: Int64
     /// When the live list was read from Redis (patches keep it).
     public let loadedAtMilliseconds: Int64
     /// Entries by index; an entry left out of `indexById` is gone (removed by a patch).
     let entries: [Entry]
+    /// What the play order reads of each entry, by index, packed apart from the records; shared
+    /// by the snapshots of one membership.
+    let membership: Membership
+    var keys: [EntryKey] { membership.keys }
     let likes: [Int64]
     /// `LiveStream.likeSequence` of each entry's like count, which orders later counts.
     let likeSequences: [Int64]
@@ -55,20 +80,25 @@ public final class FeedSnapshot: Sendable {
             likeSequences.append(stream.likeSequence)
         }
         let all = (0..<Int32(entries.count)).map { $0 }
+        var membership = Membership(entries)
+        if let previous, previous.indexById.count == previous.entries.count, previous.keys == membership.keys {
+            membership = previous.membership
+        }
         self.init(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            likeSequences: likeSequences, indexById: indexById,
+            likeSequences: likeSequences, indexById: indexById, membership: membership,
             unseenOrder: all.sorted { Self.unseenPrecedes($0, $1, entries, likes) },
             seenOrder: all.sorted { Self.seenPrecedes($0, $1, entries, likes) })
     }
 
     init(
         signingTime: Int64, loadedAtMilliseconds: Int64, entries: [Entry], likes: [Int64], likeSequences: [Int64],
-        indexById: [Int64: Int32], unseenOrder: [Int32], seenOrder: [Int32]
+        indexById: [Int64: Int32], membership: Membership? = nil, unseenOrder: [Int32], seenOrder: [Int32]
     ) {
         self.signingTime = signingTime
         self.loadedAtMilliseconds = loadedAtMilliseconds
         self.entries = entries
+        self.membership = membership ?? Membership(entries)
         self.likes = likes
         self.likeSequences = likeSequences
         self.indexById = indexById

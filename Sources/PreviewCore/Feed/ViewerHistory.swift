@@ -10,11 +10,6 @@ public struct ViewerHistory: Sendable, Equatable {
         self.liked = liked
     }
 
-    /// The flags of `streamIds`, in their order.
-    public func flags(_ streamIds: [Int64]) -> [ViewerFlags] {
-        streamIds.map { ViewerFlags(seenVersion: seen[$0], liked: liked.contains($0)) }
-    }
-
     /// Entries held, the measure of a cache's budget (an empty history still costs one).
     public var size: Int { 1 + seen.count + liked.count }
 }

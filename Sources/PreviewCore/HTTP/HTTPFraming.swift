@@ -19,6 +19,8 @@ public enum HTTPFraming {
             guard isToken(field.name) else {
                 return .ambiguousFraming("a field name with whitespace or a folded line in it")
             }
+            // Only a name at least as long as "content-length" can be one with more glued on.
+            guard field.name.utf8.count >= 14 else { continue }
             let name = field.name.lowercased()
             if name != "content-length", name != "transfer-encoding",
                 name.hasPrefix("content-length") || name.hasPrefix("transfer-encoding")

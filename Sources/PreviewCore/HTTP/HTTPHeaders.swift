@@ -8,14 +8,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first value of `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
-        let wanted = name.lowercased()
-        return fields.first { $0.name.lowercased() == wanted }?.value
+        fields.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
-        let wanted = name.lowercased()
-        return fields.filter { $0.name.lowercased() == wanted }.map(\.value)
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
     public mutating func add(_ name: String, _ value: String) {
@@ -29,8 +27,21 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     public mutating func remove(_ name: String) {
-        let wanted = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == wanted }
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
+
+    /// Whether two field names (tokens, so ASCII) are equal with ASCII letters folded: no
+    /// lowercased copies on a path every request takes several times.
+    public static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var other = b.utf8.makeIterator()
+        for x in a.utf8 {
+            guard let y = other.next() else { return false }
+            if x != y, x | 0x20 != y | 0x20 || !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20) {
+                return false
+            }
+        }
+        return true
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

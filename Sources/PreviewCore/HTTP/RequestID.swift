@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The request ID a request is logged and answered under (`X-Request-Id`).
 public enum RequestID {
     /// The longest client-sent ID kept.
@@ -18,5 +20,31 @@ public enum RequestID {
             }
         }
         return allowed ? value : nil
+    }
+}
+
+/// Fresh request IDs, 16 lower-case hex digits, without a system call per request: a counter
+/// from a random start, passed through an invertible mix (SplitMix64's finaliser), so no two
+/// IDs of one process are equal and those of different processes almost never are. They are
+/// names for log lines, not secrets.
+public final class RequestIDSource: Sendable {
+    private let counter: Atomic<UInt64>
+
+    public init(start: UInt64) {
+        counter = Atomic(start)
+    }
+
+    public func next() -> String {
+        var value = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        value ^= value >> 31
+        return String(unsafeUninitializedCapacity: 16) { out in
+            for index in 0..<16 {
+                out[index] = Hex.digit(
+                    UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0x0F, uppercase: false)
+            }
+            return 16
+        }
     }
 }

@@ -1,10 +1,17 @@
 /// Base 16 text for bytes: hashes, signatures, random IDs, `%XY` escapes, readable dumps.
 public enum Hex {
-    static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    static let uppercaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// Two digits per byte, lower case unless `uppercase` (`[0x0f, 0xa0]` → `0fa0`).
     public static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes, uppercase: Bool = false) -> String {
+        let written = bytes.withContiguousStorageIfAvailable { buffer in
+            String(unsafeUninitializedCapacity: buffer.count * 2) { out in
+                for (index, byte) in buffer.enumerated() {
+                    out[2 * index] = digit(byte >> 4, uppercase: uppercase)
+                    out[2 * index + 1] = digit(byte & 0x0F, uppercase: uppercase)
+                }
+                return buffer.count * 2
+            }
+        }
+        if let written { return written }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes { appendDigits(of: byte, uppercase: uppercase, to: &out) }
@@ -13,9 +20,14 @@ public enum Hex {
 
     /// Appends the two digits of `byte` to `out` (for encoders that build bytes).
     public static func appendDigits(of byte: UInt8, uppercase: Bool, to out: inout [UInt8]) {
-        let digits = uppercase ? uppercaseDigits : lowercaseDigits
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
+        out.append(digit(byte >> 4, uppercase: uppercase))
+        out.append(digit(byte & 0x0F, uppercase: uppercase))
+    }
+
+    /// The ASCII digit of a value from 0 to 15.
+    @inline(__always)
+    static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }
 
     /// Parses lower-case hex only (the form hashes and signatures are sent in); nil for an
