@@ -67,4 +67,13 @@ import Testing
         }
         #expect(RequestID.wellFormed(nil) == nil)
     }
+
+    @Test func freshIdsAre16HexDigitsAndNeverRepeatWithinAProcess() {
+        let source = RequestIDSource(start: .max - 500)  // wraps around on the way
+        let ids = (0..<1_000).map { _ in source.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { id in id.utf8.count == 16 && RequestID.wellFormed(id) == id })
+        #expect(ids.allSatisfy { id in id.utf8.allSatisfy { Hex.digitValue($0) != nil && !(65...70).contains($0) } })
+        #expect(RequestIDSource(start: 7).next() != RequestIDSource(start: 8).next())
+    }
 }

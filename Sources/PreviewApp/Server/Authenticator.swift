@@ -11,11 +11,9 @@ struct Authenticator: Sendable {
     /// A header that is present but not a valid bearer token is 401.
     func optionalCaller(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenClaims? {
         guard let header = request.headers["Authorization"] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, HTTPHeaders.sameName(String(parts[0]), "Bearer") else {
+        guard let token = Self.bearerToken(header) else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")
         }
-        let token = parts[1].trimmingSpacesAndTabs()
         switch recentTokens.authenticate(token, with: verifier).flatMap({ verifier.check($0, now: now) }) {
         case .success(let claims): return claims
         case .failure(.expired): throw APIError(.unauthenticated, "the token has expired")
@@ -24,6 +22,20 @@ struct Authenticator: Sendable {
             throw APIError(.unauthenticated, "the token's lifetime (exp - iat) is longer than this server allows")
         case .failure: throw APIError(.unauthenticated, "the token is not valid")
         }
+    }
+
+    /// The token of `Bearer <token>` (scheme in any case, after optional spaces; the token
+    /// without the spaces and tabs around it); nil for any other scheme or shape.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        guard let schemeStart = bytes.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+            let space = bytes[schemeStart...].firstIndex(of: UInt8(ascii: " "))
+        else { return nil }
+        let rest = bytes.index(after: space)
+        guard rest < bytes.endIndex, HTTPHeaders.sameName(String(header[schemeStart..<space]), "Bearer") else {
+            return nil
+        }
+        return header[rest...].trimmingSpacesAndTabs()
     }
 
     func caller(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenClaims {

@@ -18,7 +18,7 @@ public enum Log {
     }
 
     /// One request's line (`event=request`): gathered with others and written at most
-    /// `RequestLines.flushIntervalSeconds` (0.1 s) later (or once 32 KiB wait), one `write(2)` for many
+    /// 0.1 s later (`RequestLines.shared`) (or once 32 KiB wait), one `write(2)` for many
     /// lines instead of one each. A process killed with -9 loses the lines of that last
     /// moment; any other line, and the end of `serve`, writes the waiting ones first.
     public static func request(_ fields: KeyValuePairs<String, String>) {

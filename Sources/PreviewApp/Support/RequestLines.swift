@@ -4,14 +4,13 @@ import Synchronization
 
 /// Request log lines waiting to be written to stderr together. A `write(2)` per request line
 /// was a twentieth of a feed request's CPU; gathered, one call carries a hundred or more.
-/// A thread writes them every `flushIntervalSeconds`; a request that finds 32 KiB waiting writes
+/// A thread writes them every `flushIntervalSeconds` (0.1 s); a request that finds 32 KiB waiting writes
 /// them itself; any other log line writes them first. Lines wait per thread slot (`ThreadSlot`),
 /// so request threads do not queue for one lock: each thread's lines keep their order, and
 /// lines of different threads within one interval may be written out of order (their `ts`
 /// tells).
 final class RequestLines: Sendable {
-    static let shared = RequestLines()
-    static let flushIntervalSeconds = 0.1
+    static let shared = RequestLines(descriptor: 2, flushIntervalSeconds: 0.1)
     static let flushBytes = 32 * 1024
 
     private final class Slot: Sendable {
@@ -24,6 +23,15 @@ final class RequestLines: Sendable {
     /// Held while writing, so batches and single lines reach stderr in the order they were taken.
     private let writing = Mutex<Void>(())
     private let flusherStarted = Atomic<Bool>(false)
+    /// Where the lines go: stderr, or a test's pipe.
+    private let descriptor: Int32
+    /// How often the flusher thread writes what waits; nil: no flusher (for tests).
+    private let flushIntervalSeconds: Double?
+
+    init(descriptor: Int32, flushIntervalSeconds: Double?) {
+        self.descriptor = descriptor
+        self.flushIntervalSeconds = flushIntervalSeconds
+    }
 
     func append(_ line: [UInt8]) {
         if !flusherStarted.load(ordering: .relaxed) { startFlusher() }
@@ -45,17 +53,17 @@ final class RequestLines: Sendable {
                 }
             }
             batch.append(contentsOf: line)
-            Self.writeAll(batch)
+            Self.writeAll(batch, to: descriptor)
         }
     }
 
     private func startFlusher() {
-        guard flusherStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
-            return
-        }
+        guard let interval = flushIntervalSeconds,
+            flusherStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else { return }
         Thread.detachNewThread { [self] in
             while true {
-                Thread.sleep(forTimeInterval: Self.flushIntervalSeconds)
+                Thread.sleep(forTimeInterval: interval)
                 flush()
             }
         }
@@ -63,12 +71,12 @@ final class RequestLines: Sendable {
 
     /// Logging is best effort: a failed write to stderr has nowhere to be reported, so the
     /// rest of a batch is dropped with it; a short write or EINTR goes on with the remainder.
-    private static func writeAll(_ bytes: [UInt8]) {
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(2, base + offset, buffer.count - offset)
+                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0, errno == EINTR {

@@ -48,6 +48,9 @@ public enum QueryString {
 
     /// Decodes %XX escapes and `+` leniently: invalid escapes are kept as they are.
     public static func decode(_ text: String, plusIsSpace: Bool = true) -> String {
-        String(decoding: PercentDecoding.lenient(text, plusIsSpace: plusIsSpace), as: UTF8.self)
+        // Most names and values have nothing to decode (`limit=20`).
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) })
+        else { return text }
+        return String(decoding: PercentDecoding.lenient(text, plusIsSpace: plusIsSpace), as: UTF8.self)
     }
 }

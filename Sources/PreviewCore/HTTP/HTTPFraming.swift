@@ -36,7 +36,7 @@ public enum HTTPFraming {
         if lengths.count > 1 {
             return .ambiguousFraming("more than one Content-Length field")
         }
-        if let length = lengths.first, length.contains(",") {
+        if let length = lengths.first, length.utf8.contains(UInt8(ascii: ",")) {
             return .ambiguousFraming("more than one Content-Length value")
         }
         if encodings.count > 1 {

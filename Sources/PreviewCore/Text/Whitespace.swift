@@ -10,6 +10,7 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         guard let first = bytes.firstIndex(where: { !isSpaceOrTab($0) }),
             let last = bytes.lastIndex(where: { !isSpaceOrTab($0) })
         else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+        // Spaces and tabs are ASCII, so both ends are character boundaries: a plain copy.
+        return String(self[first...last])
     }
 }
