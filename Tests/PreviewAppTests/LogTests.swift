@@ -60,7 +60,10 @@ import Testing
         let lines = RequestLines(descriptor: pipe.write, flushIntervalSeconds: 0.05)
         lines.append(Array("soon\n".utf8))
         var seen = ""
-        #expect(eventually(within: 5) { seen += pipe.drain(); return seen == "soon\n" }, "the flusher wrote it: \(seen)")
+        #expect(
+            eventually(within: 5) {
+                seen += pipe.drain(); return seen == "soon\n"
+            }, "the flusher wrote it: \(seen)")
     }
 
     @Test func aRequestThatFinds32KiBWaitingWritesThem() throws {
