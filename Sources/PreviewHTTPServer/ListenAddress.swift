@@ -63,6 +63,6 @@ enum ListenAddress {
             written = nil
         }
         guard written != nil else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
     }
 }

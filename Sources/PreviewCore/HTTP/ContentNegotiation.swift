@@ -19,6 +19,9 @@ public enum WireFormat: Sendable, Equatable {
     /// one is JSON, so routes without a body need no header.
     public static func ofRequestBody(contentType: String?, bodyIsEmpty: Bool) -> WireFormat? {
         guard let contentType else { return bodyIsEmpty ? .json : nil }
+        // The exact names apps send, without parsing: every API request asks this once or twice.
+        if contentType == "application/json" { return .json }
+        if contentType == "application/x-protobuf" { return .protobuf }
         let essence = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
             .trimmingSpacesAndTabs().lowercased()
         if essence == "application/json" { return .json }
