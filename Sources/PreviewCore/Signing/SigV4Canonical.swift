@@ -35,10 +35,22 @@ enum SigV4Canonical {
 
     /// `name=value` pairs (already encoded) sorted by name, then value, joined by `&`.
     static func query(_ encodedPairs: [(name: String, value: String)]) -> String {
-        encodedPairs
-            .sorted { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
-            .map { "\($0.name)=\($0.value)" }
-            .joined(separator: "&")
+        let sorted = encodedPairs.sorted { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
+        return joinedPairs(sorted)
+    }
+
+    /// `name=value` pairs in their order, joined by `&`, built as bytes (URLs are built per
+    /// upload, twice).
+    static func joinedPairs(_ pairs: [(name: String, value: String)]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(pairs.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: pair.name.utf8)
+            out.append(UInt8(ascii: "="))
+            out.append(contentsOf: pair.value.utf8)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Lower-cased names, values trimmed with inner whitespace runs collapsed to one space,
@@ -77,9 +89,28 @@ enum SigV4Canonical {
     static func request(
         method: String, uri: String, query: String, headers: [(name: String, value: String)], payloadHash: String
     ) -> String {
-        let headerBlock = headers.map { "\($0.name):\($0.value)\n" }.joined()
-        let signedNames = headers.map(\.name).joined(separator: ";")
-        return [method, uri, query, headerBlock, signedNames, payloadHash].joined(separator: "\n")
+        var out: [UInt8] = []
+        out.reserveCapacity(
+            method.utf8.count + uri.utf8.count + query.utf8.count + payloadHash.utf8.count + 8
+                + headers.reduce(0) { $0 + 2 * $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for part in [method, uri, query] {
+            out.append(contentsOf: part.utf8)
+            out.append(UInt8(ascii: "\n"))
+        }
+        for header in headers {
+            out.append(contentsOf: header.name.utf8)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: header.value.utf8)
+            out.append(UInt8(ascii: "\n"))
+        }
+        out.append(UInt8(ascii: "\n"))
+        for (index, header) in headers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ";")) }
+            out.append(contentsOf: header.name.utf8)
+        }
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: payloadHash.utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `AWS4-HMAC-SHA256\n<amzdate>\n<scope>\n<hex sha256 of canonical request>`.
@@ -108,7 +139,9 @@ enum SigV4Canonical {
     /// The `host` value botocore signs: `hostHeader` with the host name lower-cased. Nil when
     /// malformed.
     static func host(_ authority: String, scheme: String) -> String? {
-        hostHeader(authority, scheme: scheme)?.lowercased()
+        guard let host = hostHeader(authority, scheme: scheme) else { return nil }
+        let hasUpper = host.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        return hasUpper ? host.lowercased() : host
     }
 
     /// Bytes a host name in an authority cannot hold (besides controls and space).
@@ -142,10 +175,15 @@ enum SigV4Canonical {
                 portText = rest.dropFirst()
             }
         } else {
-            let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 2 else { return nil }
-            name = parts[0]
-            portText = parts.count == 2 ? parts[1] : nil
+            if let colon = authority.utf8.firstIndex(of: UInt8(ascii: ":")) {
+                let rest = authority[authority.index(after: colon)...]
+                guard !rest.utf8.contains(UInt8(ascii: ":")) else { return nil }
+                name = authority[..<colon]
+                portText = rest
+            } else {
+                name = authority[...]
+                portText = nil
+            }
         }
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && !forbiddenInHost.contains($0) }) else { return nil }
         guard let portText else { return String(name) }

@@ -26,9 +26,9 @@ public struct SigV4Signer: Sendable {
                 service: request.service, crypto: crypto)
         }
         let signature = key.authenticate(Array(stringToSign(prepared).utf8))
-        let query = prepared.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return "\(request.scheme)://\(request.urlAuthority ?? prepared.host)\(prepared.uri)?\(query)"
-            + "&\(SigV4Canonical.Param.signature)=\(Hex.encode(signature))"
+        let query = SigV4Canonical.joinedPairs(
+            prepared.query + [(SigV4Canonical.Param.signature, Hex.encode(signature))])
+        return request.scheme + "://" + (request.urlAuthority ?? prepared.host) + prepared.uri + "?" + query
     }
 
     /// The canonical request the signature covers, for comparing with what a store reports
