@@ -11,7 +11,7 @@ Ctrl-C and on failure.
 
 Knobs (environment): BENCH_SECONDS (per round, default 10), BENCH_ROUNDS (default 3),
 BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (default 600), BENCH_PROFILE=1
-(perf record -g on the server during `feed`), BENCH_STALL_SECONDS (HEAD stall of the S3
+(perf record -g on the server during `feed` and `upload-local`), BENCH_STALL_SECONDS (HEAD stall of the S3
 stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent background
 commits there, default 16: twice serve's 8 worker threads).
 
@@ -735,7 +735,8 @@ class Bench:
         target = self.feed_like("feed", True, "/api/feed")
         self.redis_ceiling(target)
         if PROFILE:
-            self.profile(self.main())
+            self.profile(self.main(), "feed", self.main().base + FEED_PATH, "feed.lua",
+                         {"BENCH_TOKENS": str(self.viewer_tokens)})
 
     def run_feed_anon(self):
         self.feed_like("feed-anon", False, "/anon/api/feed")
@@ -779,28 +780,40 @@ class Bench:
             "sequence %.0f/s (the feed sends them pipelined, once per request; the live list is cached)" % (
                 rates[0], rates[1], combined))
 
-    def profile(self, server):
+    def profile(self, server, name, url, script, env):
+        """perf record -g on the server during one more run of `name`; also the CPU per request of
+        the server and of its embedded Redis over that run."""
         if shutil.which("perf") is None:
             NOTES.append("profile: perf is not installed (Debian linux-perf)")
             return
-        data = WORK / "perf.data"
-        log("profiling feed with perf record -g for %d s" % SECONDS)
+        data = WORK / ("perf-%s.data" % name)
+        log("profiling %s with perf record -g for %d s" % (name, SECONDS))
+        redis = subprocess.run(["pgrep", "-P", str(server.pid), "redis-server"], capture_output=True,
+                               text=True).stdout.split()
+        before = [proc_cpu_ticks(server.pid)] + [proc_cpu_ticks(int(pid)) for pid in redis[:1]]
         recorder = spawn(
             ["perf", "record", "-g", "-p", str(server.pid), "-o", data, "--", "sleep", str(SECONDS)],
             stdout=subprocess.DEVNULL, stderr=open(WORK / "perf.stderr.log", "w"))
-        wrk(server.base + FEED_PATH, "feed.lua", SECONDS, env={"BENCH_TOKENS": str(self.viewer_tokens)})
+        result = wrk(url, script, SECONDS, env=env)
+        after = [proc_cpu_ticks(server.pid)] + [proc_cpu_ticks(int(pid)) for pid in redis[:1]]
         recorder.wait(timeout=SECONDS + 60)
         stop(recorder)
+        per_request = [(b - a) * 1e6 / CLK_TCK / max(result["requests"], 1) for a, b in zip(before, after)]
+        split = "server %.0f µs of CPU a request" % per_request[0]
+        if len(per_request) > 1:
+            split += ", its embedded Redis %.0f µs" % per_request[1]
         flat = self.perf_report(data, ["--percent-limit", "0.7", "-g", "none", "--sort", "dso,symbol"])
-        chains = self.perf_report(data, ["--percent-limit", "5", "-g", "caller,2,callee,function,percent",
-                                         "--sort", "symbol"])
-        PROFILE_TEXT.append(("flat", flat[:40]))
-        PROFILE_TEXT.append(("chains", chains[:60]))
+        # Frames perf could not name (addresses only) say nothing: left out.
+        inclusive = [line for line in self.perf_report(
+            data, ["--percent-limit", "4", "-g", "none", "--sort", "symbol"], children=True)
+            if not re.search(r"\] (0x)?[0-9a-f]+$", line)]
+        PROFILE_TEXT.append((name, "%.0f requests/s while recorded; %s" % (result["rps"], split), flat[:40],
+                             inclusive[:45]))
 
     @staticmethod
-    def perf_report(data, options):
+    def perf_report(data, options, children=False):
         report = subprocess.run(
-            ["perf", "report", "--no-children", "--stdio", "-i", str(data), *options],
+            ["perf", "report", "--children" if children else "--no-children", "--stdio", "-i", str(data), *options],
             capture_output=True, text=True, timeout=600).stdout
         swift = shutil.which("swift")
         if swift:
@@ -845,6 +858,10 @@ class Bench:
     def run_upload_local(self):
         self.main()
         self.upload_row("upload-local", self.main())
+        if PROFILE:
+            self.profile(self.main(), "upload-local", self.main().base, "upload.lua", {
+                "BENCH_PAIRS": str(self.upload_pairs), "BENCH_MOVIE_BYTES": str(len(MOVIE)),
+                "BENCH_THUMBNAIL_BYTES": str(len(THUMBNAIL))})
 
     def run_upload_s3(self):
         self.main()
@@ -1070,22 +1087,18 @@ def write_report(started, finished, host):
         "## Profile",
         "",
     ]
-    sections = dict(PROFILE_TEXT)
-    if sections:
+    if PROFILE_TEXT:
         lines += [
-            "`perf record -g` on the server during a `feed` run of %d s (after the rounds), then" % SECONDS,
-            "`perf report --no-children --stdio --sort dso,symbol -g none` (entries above 0.7%, demangled):",
-            "",
-            "```",
-        ] + sections["flat"] + [
-            "```",
-            "",
-            "Where the entries above 5% are called from (`-g caller,2,callee,function,percent --sort symbol`):",
-            "",
-            "```",
-        ] + sections["chains"] + ["```"]
+            "`perf record -g` on the server during one more run of %d s of each workload below (after its" % SECONDS,
+            "rounds). First where the time is spent, callees included (`perf report --children --sort symbol",
+            "-g none`, entries above 4%), then by function alone (`--no-children --sort dso,symbol`, above 0.7%);",
+            "demangled.",
+        ]
+        for name, summary, flat, inclusive in PROFILE_TEXT:
+            lines += ["", "### %s" % name, "", summary + ".", "", "```"] + inclusive + ["```", "", "```"] + flat + [
+                "```"]
     else:
-        lines += ["Not profiled in this run (BENCH_PROFILE=1 records one during `feed`)."]
+        lines += ["Not profiled in this run (BENCH_PROFILE=1 records one during `feed` and `upload-local`)."]
     # Sections other benchmarks own (make bench-sweep's "Sweeper") stay as they are.
     kept = report_sections.sections(target)
     target.write_text("\n".join(lines) + "\n" + "".join("\n" + section for section in kept))
