@@ -37,11 +37,13 @@ struct ViewerHistoryCacheTests {
         let other = Self.otherProcess(harness)
         _ = try other.markSeen(streamId: 1, subject: "ann", now: harness.now, ttl: 3600)
         _ = try other.setLike(streamId: 2, subject: "ann", like: true, now: harness.now, ttl: 3600)
+        var lastFeed: Result<[FeedItem], any Error> = .success([])
         let heard = eventually {
-            let items = (try? harness.feed(token: ann)) ?? []
+            lastFeed = Result { try harness.feed(token: ann) }
+            let items = (try? lastFeed.get()) ?? []
             return items.first { $0.streamId == 1 }?.seen == true && items.first { $0.streamId == 2 }?.liked == true
         }
-        #expect(heard, "the other process's changes show in this process's feed")
+        #expect(heard, "the other process's changes show in this process's feed; last read: \(lastFeed)")
         #expect(first.previewVersion == 1)
     }
 

@@ -6,19 +6,11 @@ import Synchronization
 /// `Mutex` sleeps in the kernel, which under load cost more than all the feed's own work).
 /// A write replaces every copy, one after another, under a lock of its own.
 final class ReadMostly<Value: Sendable>: Sendable {
-    private final class Copy: Sendable {
-        let value: Mutex<Value>
-        /// Keeps neighbouring copies off one cache line.
-        private let padding: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
-
-        init(_ value: Value) { self.value = Mutex(value) }
-    }
-
-    private let copies: [Copy]
+    private let copies: [PaddedMutex<Value>]
     private let writing = Mutex<Void>(())
 
     init(_ value: Value) {
-        copies = (0..<ThreadSlot.count).map { _ in Copy(value) }
+        copies = (0..<ThreadSlot.count).map { _ in PaddedMutex(value) }
     }
 
     func read() -> Value {
@@ -30,6 +22,15 @@ final class ReadMostly<Value: Sendable>: Sendable {
             for copy in copies { copy.value.withLock { $0 = value } }
         }
     }
+}
+
+/// A `Mutex` in an object of its own, padded so that neighbouring ones (one per thread slot)
+/// stay off one cache line.
+final class PaddedMutex<Value: Sendable>: Sendable {
+    let value: Mutex<Value>
+    private let padding: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
+
+    init(_ value: Value) { self.value = Mutex(value) }
 }
 
 /// Spreads threads over a few slots by their identity, for state kept per slot.

@@ -13,13 +13,8 @@ final class RequestLines: Sendable {
     static let shared = RequestLines(descriptor: 2, flushIntervalSeconds: 0.1)
     static let flushBytes = 32 * 1024
 
-    private final class Slot: Sendable {
-        let waiting = Mutex<[UInt8]>([])
-        /// Keeps neighbouring slots off one cache line.
-        private let padding: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
-    }
-
-    private let slots = (0..<ThreadSlot.count).map { _ in Slot() }
+    /// Lines waiting, per thread slot.
+    private let slots = (0..<ThreadSlot.count).map { _ in PaddedMutex<[UInt8]>([]) }
     /// Held while writing, so batches and single lines reach stderr in the order they were taken.
     private let writing = Mutex<Void>(())
     private let flusherStarted = Atomic<Bool>(false)
@@ -35,7 +30,7 @@ final class RequestLines: Sendable {
 
     func append(_ line: [UInt8]) {
         if !flusherStarted.load(ordering: .relaxed) { startFlusher() }
-        let full = slots[ThreadSlot.current].waiting.withLock { waiting in
+        let full = slots[ThreadSlot.current].value.withLock { waiting in
             waiting.append(contentsOf: line)
             return waiting.count >= Self.flushBytes
         }
@@ -47,7 +42,7 @@ final class RequestLines: Sendable {
         writing.withLock { _ in
             var batch: [UInt8] = []
             for slot in slots {
-                slot.waiting.withLock { waiting in
+                slot.value.withLock { waiting in
                     if batch.isEmpty { swap(&batch, &waiting) } else { batch.append(contentsOf: waiting) }
                     waiting = []
                 }
