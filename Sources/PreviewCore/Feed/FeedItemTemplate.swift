@@ -2,10 +2,12 @@
 /// (`likes`, `liked`, `seen`), rendered once per live-list change and URL grid window. Filling
 /// the holes gives exactly the bytes `FeedItem.jsonBytes()` / `protobufBytes()` give for the
 /// same values, so a feed assembled from templates is byte-equal to `FeedResponse`'s encoding.
-public struct FeedItemTemplate: Sendable {
-    /// JSON: literal segments around the three holes, in the order they appear.
-    private let jsonSegments: [[UInt8]]
-    private let jsonHoles: [Hole]
+public final class FeedItemTemplate: Sendable {
+    /// JSON: the blank item's bytes without the values of the three holes, which are spliced in
+    /// at `jsonHoles` (in the order they appear). One array and no per-hole arrays: a request
+    /// fills twenty templates, and every array read is a retain and a release.
+    private let json: [UInt8]
+    private let jsonHoles: (HoleAt, HoleAt, HoleAt)
     /// Protobuf: the fields before `likes` (1–3) and after `seen` (7–13).
     private let protobufHead: [UInt8]
     private let protobufTail: [UInt8]
@@ -17,6 +19,12 @@ public struct FeedItemTemplate: Sendable {
         case likes, liked, seen
     }
 
+    /// A hole and where its value goes in `json`.
+    private struct HoleAt: Sendable {
+        let hole: Hole
+        let offset: Int
+    }
+
     /// `item`'s `likes`, `liked` and `seen` are ignored: they are filled per request.
     public init(_ item: FeedItem, crypto: some CryptoPrimitives) {
         var blank = item
@@ -25,7 +33,7 @@ public struct FeedItemTemplate: Sendable {
         blank.seen = false
         let json = blank.jsonBytes()
         digest = Array(crypto.sha256(json).prefix(16))
-        (jsonSegments, jsonHoles) = Self.split(json)
+        (self.json, jsonHoles) = Self.split(json)
         var head = FeedItem(streamId: item.streamId, movieUrl: item.movieUrl, thumbnailUrl: item.thumbnailUrl)
         protobufHead = head.protobufBytes()
         head = blank
@@ -37,15 +45,22 @@ public struct FeedItemTemplate: Sendable {
 
     /// Appends the item's JSON object.
     public func appendJSON(to bytes: inout [UInt8], likes: Int64, liked: Bool, seen: Bool) {
-        for (index, hole) in jsonHoles.enumerated() {
-            bytes.append(contentsOf: jsonSegments[index])
-            switch hole {
-            case .likes: bytes.append(contentsOf: String(likes).utf8)
-            case .liked: bytes.append(contentsOf: liked ? Self.jsonTrue : Self.jsonFalse)
-            case .seen: bytes.append(contentsOf: seen ? Self.jsonTrue : Self.jsonFalse)
+        json.withUnsafeBufferPointer { json in
+            var position = 0
+            func fill(_ at: HoleAt) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[position..<at.offset]))
+                position = at.offset
+                switch at.hole {
+                case .likes: bytes.append(contentsOf: String(likes).utf8)
+                case .liked: bytes.append(contentsOf: liked ? "true".utf8 : "false".utf8)
+                case .seen: bytes.append(contentsOf: seen ? "true".utf8 : "false".utf8)
+                }
             }
+            fill(jsonHoles.0)
+            fill(jsonHoles.1)
+            fill(jsonHoles.2)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[position...]))
         }
-        bytes.append(contentsOf: jsonSegments[jsonHoles.count])
     }
 
     /// Appends the item as field 1 of `FeedResponse` (tag, length, message).
@@ -65,11 +80,8 @@ public struct FeedItemTemplate: Sendable {
 
     /// An upper bound of the item's encoded size, for reserving capacity.
     public var estimatedSize: Int {
-        max(jsonSegments.reduce(0) { $0 + $1.count }, protobufHead.count + protobufTail.count) + 48
+        max(json.count, protobufHead.count + protobufTail.count) + 48
     }
-
-    private static let jsonTrue = Array("true".utf8)
-    private static let jsonFalse = Array("false".utf8)
 
     /// The markers of the blank item's holes. A marker cannot occur inside a JSON string: there
     /// every `"` is escaped, so a quote is never followed by a key and another unescaped quote.
@@ -79,7 +91,7 @@ public struct FeedItemTemplate: Sendable {
         (.seen, Array("\"seen\":false".utf8), 7),
     ]
 
-    private static func split(_ json: [UInt8]) -> ([[UInt8]], [Hole]) {
+    private static func split(_ json: [UInt8]) -> ([UInt8], (HoleAt, HoleAt, HoleAt)) {
         var found: [(start: Int, end: Int, hole: Hole)] = []
         for (hole, marker, valueOffset) in markers {
             guard let start = firstIndex(of: marker, in: json) else {
@@ -90,14 +102,16 @@ public struct FeedItemTemplate: Sendable {
             found.append((valueStart, valueEnd, hole))
         }
         found.sort { $0.start < $1.start }
-        var segments: [[UInt8]] = []
+        var blank: [UInt8] = []
+        var holes: [HoleAt] = []
         var position = 0
         for hole in found {
-            segments.append(Array(json[position..<hole.start]))
+            blank.append(contentsOf: json[position..<hole.start])
+            holes.append(HoleAt(hole: hole.hole, offset: blank.count))
             position = hole.end
         }
-        segments.append(Array(json[position...]))
-        return (segments, found.map(\.hole))
+        blank.append(contentsOf: json[position...])
+        return (blank, (holes[0], holes[1], holes[2]))
     }
 
     private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

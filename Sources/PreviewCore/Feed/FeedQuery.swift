@@ -37,13 +37,28 @@ public struct FeedQuery: Sendable, Equatable {
 
 /// `application/x-www-form-urlencoded`-style query parsing (`+` is a space, %XX decoded).
 public enum QueryString {
+    /// Pairs split at the bytes `&` and `=` (as the URL standard's parser does), empty pairs skipped.
     public static func parse(_ raw: String) -> [(String, String)] {
-        raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = decode(String(parts[0]))
-            let value = parts.count > 1 ? decode(String(parts[1])) : ""
-            return (name, value)
+        var pairs: [(String, String)] = []
+        var raw = raw
+        raw.withUTF8 { bytes in
+            func text(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if end > start {
+                    if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                        pairs.append((decode(text(start..<equals)), decode(text(equals + 1..<end))))
+                    } else {
+                        pairs.append((decode(text(start..<end)), ""))
+                    }
+                }
+                start = end + 1
+            }
         }
+        return pairs
     }
 
     /// Decodes %XX escapes and `+` leniently: invalid escapes are kept as they are.
