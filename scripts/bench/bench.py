@@ -464,12 +464,23 @@ def viewer_action(server, token, stream_id, action):
 
 def seed_viewer_actions(server, actions):
     started = time.monotonic()
-    parallel(lambda item: viewer_action(server, *item), actions, workers=16)
+    parallel(lambda item: viewer_action(server, *item), actions, workers=32)
     log("%s: %d seen marks and likes in %.1f s" % (server.name, len(actions), time.monotonic() - started))
 
 
 # ---------------------------------------------------------------------------------------------
 # Load: wrk with the Lua scripts beside this file.
+
+
+def monitor_words(line):
+    """The command of a redis-cli MONITOR line (`<time> [<db> <client>] "WORD" "WORD" ...`), its
+    words unescaped (MONITOR escapes quotes, backslashes, control and non-ASCII bytes)."""
+    escapes = {"n": "\n", "r": "\r", "t": "\t", "a": "\a", "b": "\b", '"': '"', "\\": "\\"}
+    words = []
+    for quoted in re.findall(r'"((?:[^"\\]|\\.)*)"', line):
+        words.append(re.sub(r"\\(x[0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1)[1:], 16))
+                            if m.group(1).startswith("x") else escapes.get(m.group(1), m.group(1)), quoted))
+    return words
 
 
 def wrk(url, script, seconds, connections=CONNECTIONS, env=None, timeout="10s"):
@@ -780,6 +791,77 @@ class Bench:
             "sequence %.0f/s (the feed sends them pipelined, once per request; the live list is cached)" % (
                 rates[0], rates[1], combined))
 
+    def upload_redis_ceiling(self, upload):
+        """redis-benchmark for the commands one upload request sends, as the server sent them
+        (captured with MONITOR during one upload): the sweep queue's ZADD LT and ZADD GT and the
+        record script's EVALSHA, each recording a new upload of one of 1,000 streams."""
+        server = self.main()
+        socket_path = server.redis_socket()
+        if socket_path is None or shutil.which("redis-benchmark") is None:
+            NOTES.append("upload vs redis: skipped (no redis-benchmark or no embedded Redis socket)")
+            return
+        stream = UPLOAD_STREAMS[0]
+        commands = self.captured_upload_commands(server, socket_path, stream)
+        if commands is None:
+            NOTES.append("upload vs redis: MONITOR did not show the upload's commands")
+            return
+        rates = []
+        for command in commands:
+            output = subprocess.run(
+                ["redis-benchmark", "-s", str(socket_path), "-c", str(CONNECTIONS), "-n", "100000", "-r", "1000",
+                 "-q", *command], capture_output=True, text=True, timeout=300).stdout
+            match = re.findall(r"([\d.]+) requests per second", output.replace("\r", "\n"))
+            if not match:
+                NOTES.append("upload vs redis: redis-benchmark gave no figure: %r" % output[-200:])
+                return
+            rates.append(float(match[-1]))
+        combined = share(1, sum(share(1, rate) for rate in rates))
+        row("upload vs redis", upload, combined, "redis-benchmark", share(upload["rps"], combined), goal="reference",
+            note="redis-benchmark on the embedded Redis's unix socket (append-only file on), 64 clients, the "
+            "commands of one upload as MONITOR showed them, stream and upload IDs randomised over 1,000 streams: "
+            "ZADD LT of the sweep queue %.0f/s, ZADD GT of its touch times %.0f/s, EVALSHA of the record script "
+            "(%d arguments) %.0f/s; all three in sequence %.0f/s (the server sends them pipelined, in one round "
+            "trip)" % (rates[0], rates[1], len(commands[2]) - 1, rates[2], combined))
+
+    def captured_upload_commands(self, server, socket_path, stream):
+        """The ZADD LT, ZADD GT and EVALSHA one upload of `stream` sends, with the stream and
+        upload IDs replaced by redis-benchmark's __rand_int__; None if MONITOR did not show them."""
+        monitor = spawn(["redis-cli", "-s", str(socket_path), "MONITOR"], stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL, text=True)
+        try:
+            if monitor.stdout.readline().strip() != "OK":
+                return None
+            owners = self.tokens.streamers([stream])
+            request = json.dumps({
+                "streamId": str(stream), "movieBytes": len(MOVIE), "thumbnailBytes": len(THUMBNAIL),
+                "movieContentType": "video/mp4", "thumbnailContentType": "image/jpeg"}).encode()
+            status, _, body = http("POST", server.base + "/api/preview/post", request, {
+                "Authorization": "Bearer " + owners[stream], "Content-Type": "application/json"})
+            expect(status, (200,), "upload", body)
+            upload_id = json.loads(body)["uploadId"]
+            found = {}
+            deadline = time.monotonic() + 10
+            while len(found) < 3 and time.monotonic() < deadline:
+                line = monitor.stdout.readline()
+                if not line:
+                    break
+                words = monitor_words(line)
+                if words[:1] == ["ZADD"] and words[2:3] in (["LT"], ["GT"]) and words[-1] == str(stream):
+                    found[words[2]] = words
+                elif words[:1] == ["EVALSHA"] and any(upload_id in word for word in words):
+                    found["EVALSHA"] = words
+            if len(found) < 3:
+                return None
+        finally:
+            stop(monitor)
+
+        def randomised(words):
+            marker = "{s:%d}" % stream
+            return [word.replace(upload_id, "__rand_int__").replace(marker, "{s:__rand_int__}")
+                    if word != str(stream) else "__rand_int__" for word in words]
+
+        return [randomised(found["LT"]), randomised(found["GT"]), randomised(found["EVALSHA"])]
+
     def profile(self, server, name, url, script, env):
         """perf record -g on the server during one more run of `name`; also the CPU per request of
         the server and of its embedded Redis over that run."""
@@ -854,10 +936,12 @@ class Bench:
         row(name, result["target"], result["nginx"]["rps"],
             "nginx %d-byte JSON" % len(self.ceiling_files["/upload.json"][0]), ratio, goal="≥%.2f×" % goal_ratio,
             passed=ratio >= goal_ratio and result["target"]["errors"] == 0, note=ceiling_errors(result["nginx"]))
+        return result["target"]
 
     def run_upload_local(self):
         self.main()
-        self.upload_row("upload-local", self.main())
+        upload = self.upload_row("upload-local", self.main())
+        self.upload_redis_ceiling(upload)
         if PROFILE:
             self.profile(self.main(), "upload-local", self.main().base, "upload.lua", {
                 "BENCH_PAIRS": str(self.upload_pairs), "BENCH_MOVIE_BYTES": str(len(MOVIE)),
@@ -957,7 +1041,9 @@ class Bench:
                 row("feed-scale streams=%d" % count, target, base["rps"], "streams=%d" % SCALE_STREAMS[0], ratio,
                     goal="≥0.50× (near-flat)", passed=ratio >= 0.5 and target["errors"] == 0)
         # Viewers whose seen maps hold 0, 100 and 10,000 entries, at 10,000 live streams.
-        groups = {0: 16, 100: 16, 10000: 2}
+        # As many viewers in each group: with fewer, their connections would share a few tokens and
+        # measure contention on those viewers' cached histories rather than the seen map's size.
+        groups = {0: 16, 100: 16, 10000: 16}
         files = {}
         actions = []
         rng = random.Random(9)
@@ -986,7 +1072,7 @@ class Bench:
         NOTES.append(
             "feed-scale: its own server; live streams seeded cumulatively (10, 100, 1,000, 10,000), read by the "
             "1,000 viewer tokens (no seen marks there); seen=N rows at 10,000 live streams with viewers whose "
-            "seen hash holds N entries (16, 16 and 2 viewers)")
+            "seen hash holds N entries (16 viewers each)")
         self.release("scale")
 
     def run_feed_slow_storage(self):
