@@ -44,11 +44,7 @@ private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, Res
     let handle: OpaquePointer
     switch response.body {
     case .bytes(let bytes):
-        let made = bytes.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(
-                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let made else { return .failure(ResponseProblem(description: "out of memory")) }
+        guard let made = bodyResponse(bytes) else { return .failure(ResponseProblem(description: "out of memory")) }
         handle = made
     case .file(let path, let offset, let length):
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -71,6 +67,35 @@ private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, Res
         }
     }
     return .success(handle)
+}
+
+/// A response whose body MHD sends from `bytes` itself rather than from a copy (a feed answer is
+/// 18 KB): a box holding the array goes to MHD with the response and is released by MHD's
+/// cleanup callback when the response is destroyed, after its last send. The array is never
+/// mutated while boxed, so its contiguous storage stays where its address was taken.
+private func bodyResponse(_ bytes: [UInt8]) -> OpaquePointer? {
+    guard !bytes.isEmpty else { return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) }
+    let body = ResponseBody(bytes)
+    let base = body.bytes.withUnsafeBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress) }
+    let retained = Unmanaged.passRetained(body).toOpaque()
+    guard let made = MHD_create_response_from_buffer_with_free_callback_cls(bytes.count, base, releaseBody, retained)
+    else {
+        Unmanaged<ResponseBody>.fromOpaque(retained).release()
+        return nil
+    }
+    return made
+}
+
+private final class ResponseBody {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// MHD's cleanup callback of a `bodyResponse`: the response is gone, and its body with it.
+private func releaseBody(_ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<ResponseBody>.fromOpaque(context).release()
 }
 
 /// One structured line on stderr.

@@ -53,7 +53,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             let snapshot = feedSnapshot(live)
             let history = ViewerHistory(seen: viewer.seenVersions, liked: viewer.liked)
             let picks = snapshot.playOrder(now: now, limit: limit, current: current, history: history)
-            let items = try FeedResponse(json: snapshot.response(picks, format: .json)).items
+            let items = try FeedResponse(json: snapshot.body(picks, format: .json)).items
             let expected = referencePlayOrder(live: live, viewer: viewer, current: current, now: now, limit: limit)
             #expect(items == expected, "round \(round)")
             #expect(picks == snapshot.playOrder(now: now, limit: limit, current: current, flags: viewer.flags))
@@ -109,8 +109,8 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             let picks = snapshot.playOrder(now: 0, limit: limit, current: 21, flags: viewer.flags)
             let response = FeedResponse(
                 items: referencePlayOrder(live: live, viewer: viewer, current: 21, now: 0, limit: limit))
-            #expect(snapshot.response(picks, format: .json) == response.jsonBytes())
-            #expect(snapshot.response(picks, format: .protobuf) == response.protobufBytes())
+            #expect(snapshot.body(picks, format: .json) == response.jsonBytes())
+            #expect(snapshot.body(picks, format: .protobuf) == response.protobufBytes())
         }
     }
 
@@ -128,8 +128,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             if round % 7 == 0 { viewer = .anonymous }
             let format: WireFormat = round % 2 == 0 ? .json : .protobuf
             let picks = snapshot.playOrder(now: 0, limit: [1, 5, 20][round % 3], current: nil, flags: viewer.flags)
-            let body = snapshot.response(picks, format: format)
-            let tag = snapshot.entityTag(picks, format: format, crypto: crypto)
+            let (body, tag) = snapshot.answer(picks, format: format, crypto: crypto)
             #expect(tagsByBody[body, default: tag] == tag, "round \(round): one body, two tags")
             #expect(bodiesByTag[tag, default: body] == body, "round \(round): one tag, two bodies")
             tagsByBody[body] = tag
@@ -144,8 +143,8 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
         let picks = snapshots[0].playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
         let afterLike = likedMore.playOrder(now: 0, limit: 40, current: nil, flags: ViewerState.anonymous.flags)
         #expect(
-            snapshots[0].entityTag(picks, format: .json, crypto: crypto)
-                != likedMore.entityTag(afterLike, format: .json, crypto: crypto))
+            snapshots[0].answer(picks, format: .json, crypto: crypto).entityTag
+                != likedMore.answer(afterLike, format: .json, crypto: crypto).entityTag)
     }
 
     @Test func aFeedOfOnlyExpiredPreviewsIsEmptyAndAsksNothing() {
@@ -184,7 +183,7 @@ private func randomViewer(_ live: [LiveStream], using random: inout SplitMix64) 
             return viewer.flags(ids)
         }
         #expect(calls == 2)
-        let items = try FeedResponse(json: snapshot.response(picks, format: .json)).items
+        let items = try FeedResponse(json: snapshot.body(picks, format: .json)).items
         #expect(items == referencePlayOrder(live: live, viewer: viewer, current: nil, now: 0, limit: 20))
     }
 

@@ -79,6 +79,11 @@ extension FeedSnapshot {
     /// The viewer's feed decoded back into items (through the JSON the server sends).
     func items(viewer: ViewerState, current: Int64? = nil, now: Int64 = 0, limit: Int = 20) throws -> [FeedItem] {
         let picks = playOrder(now: now, limit: limit, current: current, flags: viewer.flags)
-        return try FeedResponse(json: response(picks, format: .json)).items
+        return try FeedResponse(json: body(picks, format: .json)).items
+    }
+
+    /// The body `answer` gives, for tests that look only at the bytes.
+    func body(_ picks: [FeedPick], format: WireFormat) -> [UInt8] {
+        answer(picks, format: format, crypto: OpenSSLCrypto()).body
     }
 }

@@ -41,11 +41,10 @@ struct FeedHandler: Sendable {
             picks = snapshot.playOrder(now: now, limit: query.limit, current: query.current, history: ViewerHistory())
         }
         let format = WireIO.responseFormat(for: request)
-        let body = snapshot.response(picks, format: format)
+        let (body, etag) = snapshot.answer(picks, format: format, crypto: context.crypto)
         var response = WireIO.response(body: body, format: format)
         response.headers.set("Cache-Control", "private, no-cache")
         response.headers.add("Vary", "Accept, Authorization")
-        let etag = snapshot.entityTag(picks, format: format, crypto: context.crypto)
         response.headers.add("ETag", etag)
         if EntityTag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) {
             response.status = 304

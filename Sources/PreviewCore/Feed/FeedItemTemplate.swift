@@ -12,8 +12,9 @@ public final class FeedItemTemplate: Sendable {
     private let protobufHead: [UInt8]
     private let protobufTail: [UInt8]
     /// The first 16 bytes of the SHA-256 of the item's JSON without likes and flags: what the
-    /// feed's entity tag is computed from instead of the whole body.
-    let digest: [UInt8]
+    /// feed's entity tag is computed from instead of the whole body. Two words, not an array, so
+    /// reading it takes no reference count.
+    let digest: (UInt64, UInt64)
 
     private enum Hole: Sendable {
         case likes, liked, seen
@@ -32,7 +33,12 @@ public final class FeedItemTemplate: Sendable {
         blank.liked = false
         blank.seen = false
         let json = blank.jsonBytes()
-        digest = Array(crypto.sha256(json).prefix(16))
+        digest = crypto.sha256(json).withUnsafeBytes {
+            (
+                UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
         (self.json, jsonHoles) = Self.split(json)
         var head = FeedItem(streamId: item.streamId, movieUrl: item.movieUrl, thumbnailUrl: item.thumbnailUrl)
         protobufHead = head.protobufBytes()
@@ -76,6 +82,22 @@ public final class FeedItemTemplate: Sendable {
         bytes.append(contentsOf: protobufHead)
         bytes.append(contentsOf: middle.bytes)
         bytes.append(contentsOf: protobufTail)
+    }
+
+    /// Appends `digest`'s 16 bytes as the hash gave them.
+    func appendDigest(to bytes: inout [UInt8]) {
+        Self.appendLittleEndian(digest.0, to: &bytes)
+        Self.appendLittleEndian(digest.1, to: &bytes)
+    }
+
+    /// Appends `value`'s 8 bytes, least significant first (byte by byte: appending a raw buffer
+    /// goes through a generic iterator).
+    static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
+        for _ in 0..<8 {
+            bytes.append(UInt8(truncatingIfNeeded: rest))
+            rest >>= 8
+        }
     }
 
     /// An upper bound of the item's encoded size, for reserving capacity.

@@ -175,46 +175,39 @@ extension FeedSnapshot {
         keys[Int(index)].expiresAt > now
     }
 
-    /// The `FeedResponse` of `picks`, byte-equal to `FeedResponse(items:)` in the same format.
-    public func response(_ picks: [FeedPick], format: WireFormat) -> [UInt8] {
-        // Through a buffer, whose elements are borrowed in place: an array's subscript copies the
-        // whole entry (a retain and a release per field), which was a twentieth of a feed request.
+    /// The `FeedResponse` of `picks`, byte-equal to `FeedResponse(items:)` in the same format,
+    /// and its strong entity tag: a digest of the items' digests, like counts, flags and the
+    /// format, so equal bodies get equal tags in any process and any change of the bytes changes
+    /// the tag, without hashing the whole body per request.
+    public func answer(_ picks: [FeedPick], format: WireFormat, crypto: some CryptoPrimitives)
+        -> (body: [UInt8], entityTag: String)
+    {
+        var body: [UInt8] = []
+        var tagInput: [UInt8] = [format == .json ? 1 : 2]
+        tagInput.reserveCapacity(1 + picks.count * 25)
+        // One pass, through a buffer whose elements are borrowed in place: an array's subscript
+        // copies the whole entry, and every template read is a retain and a release of an object
+        // all request threads share, which costs most when their cores contend for it.
         entries.withUnsafeBufferPointer { entries in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(picks.reduce(16) { $0 + entries[Int($1.index)].template.estimatedSize })
-            switch format {
-            case .json:
-                bytes.append(contentsOf: Self.jsonOpen)
-                for (number, pick) in picks.enumerated() {
-                    if number > 0 { bytes.append(UInt8(ascii: ",")) }
-                    entries[Int(pick.index)].template.appendJSON(
-                        to: &bytes, likes: likes[Int(pick.index)], liked: pick.liked, seen: pick.seen)
+            if format == .json { body.append(contentsOf: Self.jsonOpen) }
+            for (number, pick) in picks.enumerated() {
+                let template = entries[Int(pick.index)].template
+                let likes = likes[Int(pick.index)]
+                if number == 0 { body.reserveCapacity(16 + picks.count * template.estimatedSize) }
+                switch format {
+                case .json:
+                    if number > 0 { body.append(UInt8(ascii: ",")) }
+                    template.appendJSON(to: &body, likes: likes, liked: pick.liked, seen: pick.seen)
+                case .protobuf:
+                    template.appendProtobufField(to: &body, likes: likes, liked: pick.liked, seen: pick.seen)
                 }
-                bytes.append(contentsOf: Self.jsonClose)
-            case .protobuf:
-                for pick in picks {
-                    entries[Int(pick.index)].template.appendProtobufField(
-                        to: &bytes, likes: likes[Int(pick.index)], liked: pick.liked, seen: pick.seen)
-                }
+                template.appendDigest(to: &tagInput)
+                FeedItemTemplate.appendLittleEndian(UInt64(bitPattern: likes), to: &tagInput)
+                tagInput.append((pick.liked ? 1 : 0) | (pick.seen ? 2 : 0))
             }
-            return bytes
+            if format == .json { body.append(contentsOf: Self.jsonClose) }
         }
-    }
-
-    /// The strong entity tag of `response(picks, format:)`: a digest of the items' digests, like
-    /// counts, flags and the format, so equal bodies get equal tags in any process and any change
-    /// of the bytes changes the tag, without hashing the whole body per request.
-    public func entityTag(_ picks: [FeedPick], format: WireFormat, crypto: some CryptoPrimitives) -> String {
-        var input: [UInt8] = [format == .json ? 1 : 2]
-        input.reserveCapacity(1 + picks.count * 25)
-        entries.withUnsafeBufferPointer { entries in
-            for pick in picks {
-                input.append(contentsOf: entries[Int(pick.index)].template.digest)
-                withUnsafeBytes(of: likes[Int(pick.index)].littleEndian) { input.append(contentsOf: $0) }
-                input.append((pick.liked ? 1 : 0) | (pick.seen ? 2 : 0))
-            }
-        }
-        return "\"" + Hex.encode(crypto.sha256(input).prefix(16)) + "\""
+        return (body, "\"" + Hex.encode(crypto.sha256(tagInput).prefix(16)) + "\"")
     }
 
     private static let jsonOpen = Array("{\"items\":[".utf8)
