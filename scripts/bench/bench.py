@@ -472,6 +472,22 @@ def seed_viewer_actions(server, actions):
 # Load: wrk with the Lua scripts beside this file.
 
 
+def redis_benchmark_rates(name, socket_path, commands, requests, options=()):
+    """Requests/s redis-benchmark gives each command on `socket_path` with 64 clients; None (and a
+    note for row `name`) when it gives no figure."""
+    rates = []
+    for command in commands:
+        output = subprocess.run(
+            ["redis-benchmark", "-s", str(socket_path), "-c", str(CONNECTIONS), "-n", str(requests), *options, "-q",
+             *command], capture_output=True, text=True, timeout=300).stdout
+        match = re.findall(r"([\d.]+) requests per second", output.replace("\r", "\n"))
+        if not match:
+            NOTES.append("%s: redis-benchmark gave no figure: %r" % (name, output[-200:]))
+            return None
+        rates.append(float(match[-1]))
+    return rates
+
+
 def monitor_words(line):
     """The command of a redis-cli MONITOR line (`<time> [<db> <client>] "WORD" "WORD" ...`), its
     words unescaped (MONITOR escapes quotes, backslashes, control and non-ASCII bytes)."""
@@ -773,17 +789,11 @@ class Bench:
             NOTES.append("feed vs redis: skipped (no redis-benchmark or no embedded Redis socket)")
             return
         candidates = [str(stream) for stream in range(1, 65)]
-        rates = []
-        for command in (["HMGET", "sp:{v:viewer-0}:seen"] + candidates,
-                        ["SMISMEMBER", "sp:{v:viewer-0}:liked"] + candidates):
-            output = subprocess.run(
-                ["redis-benchmark", "-s", str(socket_path), "-c", str(CONNECTIONS), "-n", "200000", "-q", *command],
-                capture_output=True, text=True, timeout=300).stdout
-            match = re.findall(r"([\d.]+) requests per second", output.replace("\r", "\n"))
-            if not match:
-                NOTES.append("feed vs redis: redis-benchmark gave no figure: %r" % output[-200:])
-                return
-            rates.append(float(match[-1]))
+        rates = redis_benchmark_rates("feed vs redis", socket_path, [
+            ["HMGET", "sp:{v:viewer-0}:seen"] + candidates, ["SMISMEMBER", "sp:{v:viewer-0}:liked"] + candidates],
+            requests=200000)
+        if rates is None:
+            return
         combined = share(1, sum(share(1, rate) for rate in rates))
         row("feed vs redis", feed, combined, "redis-benchmark", share(feed["rps"], combined), goal="reference",
             note="redis-benchmark on the embedded Redis's unix socket, 64 clients: HMGET of 64 fields of a "
@@ -805,16 +815,10 @@ class Bench:
         if commands is None:
             NOTES.append("upload vs redis: MONITOR did not show the upload's commands")
             return
-        rates = []
-        for command in commands:
-            output = subprocess.run(
-                ["redis-benchmark", "-s", str(socket_path), "-c", str(CONNECTIONS), "-n", "100000", "-r", "1000",
-                 "-q", *command], capture_output=True, text=True, timeout=300).stdout
-            match = re.findall(r"([\d.]+) requests per second", output.replace("\r", "\n"))
-            if not match:
-                NOTES.append("upload vs redis: redis-benchmark gave no figure: %r" % output[-200:])
-                return
-            rates.append(float(match[-1]))
+        rates = redis_benchmark_rates("upload vs redis", socket_path, commands, requests=100000,
+                                      options=["-r", "1000"])
+        if rates is None:
+            return
         combined = share(1, sum(share(1, rate) for rate in rates))
         row("upload vs redis", upload, combined, "redis-benchmark", share(upload["rps"], combined), goal="reference",
             note="redis-benchmark on the embedded Redis's unix socket (append-only file on), 64 clients, the "
