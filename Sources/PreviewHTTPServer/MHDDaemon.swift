@@ -1,6 +1,7 @@
 // The one file that calls libmicrohttpd (and its shims); raw pointers stay in it. The daemon and
-// its connections, then the request callbacks (a request's state from its line to its
-// completion, admission, body, hand-off to the responder), then the responses.
+// its connections, then the request callbacks (from a request's line to its completion:
+// admission, body, hand-off to the responder), then the responses. What they share without
+// touching MHD is in ServerContext.swift and RequestState.swift.
 import CMicroHTTPD
 import CShimsMHD
 import Glibc
@@ -120,35 +121,6 @@ final class MHDDaemon {
     }
 }
 
-/// What every callback of one daemon shares. Sendable: immutable apart from an atomic.
-final class ServerContext: Sendable {
-    let responder: any HTTPResponder
-    let pool: ResponderPool
-    let watchdog: ConnectionWatchdog
-    /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
-    let connections: ConnectionCount
-    /// Seconds a client has to send a request head: from connecting, or from the request line
-    /// on a kept-alive connection.
-    let headerTimeoutSeconds: Int64
-    /// Seconds a kept-alive connection may wait for its next request line.
-    let idleTimeoutSeconds: Int64
-    /// Requests between admission and NOTIFY_COMPLETED, for a graceful stop. A head still
-    /// arriving is not counted: stop() does not wait for a client that may never finish it.
-    let inFlight = Atomic<Int>(0)
-
-    init(
-        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog, connections: ConnectionCount,
-        headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64
-    ) {
-        self.responder = responder
-        self.pool = pool
-        self.watchdog = watchdog
-        self.connections = connections
-        self.headerTimeoutSeconds = headerTimeoutSeconds
-        self.idleTimeoutSeconds = idleTimeoutSeconds
-    }
-}
-
 /// MHD_OPTION_NOTIFY_CONNECTION: puts each new connection under the watchdog with the header
 /// deadline, and takes it off when MHD reports it closed, which MHD does before it closes
 /// the socket (MHD_cleanup_connections, and the failure path of internal_add_connection).
@@ -182,49 +154,7 @@ func connectionDeadline(of connection: OpaquePointer) -> ConnectionDeadline? {
     CShims_mhd_socket_context(connection).map { Unmanaged<ConnectionDeadline>.fromOpaque($0).takeUnretainedValue() }
 }
 
-// MARK: - Requests
-
-/// One request's state, from its request line to NOTIFY_COMPLETED.
-///
-/// `@unchecked Sendable`: it crosses threads once each way, never shared at the same time.
-/// The MHD thread fills it, suspends the connection and queues the job (the pool's lock
-/// orders these before the job runs); the worker sets `response` then resumes the
-/// connection; MHD's resume lock orders that before the MHD thread reads `response`.
-final class RequestState: @unchecked Sendable {
-    /// How the body of an admitted request is read.
-    enum Body {
-        /// Into `body`, at most `limit` bytes.
-        case buffer(limit: Int)
-        case stream(any HTTPBodySink)
-    }
-
-    let target: RequestTarget
-    /// The connection's watchdog entry: a header deadline until the head is complete, none
-    /// while the request is served, the idle deadline once it is answered.
-    let deadline: ConnectionDeadline?
-    var head: HTTPRequestHead?
-    var mode = Body.buffer(limit: 0)
-    var body: [UInt8] = []
-    var bodyTooLarge = false
-    /// Set once `respond(to:)` has been handed the request: from then on a streamed body is
-    /// the responder's, and is not abandoned.
-    var dispatched = false
-    /// Where `respond(to:)` runs: this connection's MHD thread, or a pool worker.
-    var respondOn = ResponderThread.worker
-    /// Refused on its head with a body declared: drain that body on close (`LingeringSockets`).
-    var lingersOnClose = false
-    /// Set while the request is suspended, for the worker to resume.
-    var connection: OpaquePointer?
-    /// The responder's answer, waiting for MHD to call the handler again after resume.
-    var response: HTTPResponse?
-
-    init(target: RequestTarget, deadline: ConnectionDeadline?) {
-        self.target = target
-        self.deadline = deadline
-    }
-}
-
-// MARK: - Callbacks (file-scope functions: a capturing closure cannot be a C function pointer)
+// MARK: - Request callbacks (file-scope functions: a capturing closure cannot be a C function pointer)
 
 /// MHD_OPTION_URI_LOG_CALLBACK: the request target exactly as sent, before MHD splits and
 /// unescapes it in place. The returned state becomes the request's `*req_cls`.

@@ -1,0 +1,31 @@
+import PreviewCore
+import Synchronization
+
+/// What every callback of one daemon shares. Sendable: immutable apart from an atomic.
+final class ServerContext: Sendable {
+    let responder: any HTTPResponder
+    let pool: ResponderPool
+    let watchdog: ConnectionWatchdog
+    /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
+    let connections: ConnectionCount
+    /// Seconds a client has to send a request head: from connecting, or from the request line
+    /// on a kept-alive connection.
+    let headerTimeoutSeconds: Int64
+    /// Seconds a kept-alive connection may wait for its next request line.
+    let idleTimeoutSeconds: Int64
+    /// Requests between admission and NOTIFY_COMPLETED, for a graceful stop. A head still
+    /// arriving is not counted: stop() does not wait for a client that may never finish it.
+    let inFlight = Atomic<Int>(0)
+
+    init(
+        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog, connections: ConnectionCount,
+        headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64
+    ) {
+        self.responder = responder
+        self.pool = pool
+        self.watchdog = watchdog
+        self.connections = connections
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+    }
+}
