@@ -94,4 +94,63 @@ import Testing
         #expect(
             reads?.hasPrefix("cmdstat_zrangebyscore:calls=1,") == true, "one read of the live list: \(reads ?? "none")")
     }
+
+    @Test func aChangeHeardDuringAReloadKeepsTheLastGoodSnapshotAnswering() throws {
+        _ = try harness.publish(stream: 1)
+        let gate = RenderGate(blocking: 2)
+        let storage = harness.local
+        let crypto = OpenSSLCrypto()
+        let cache = FeedSnapshotCache(
+            store: harness.context.store, maxAgeMilliseconds: 1000, grid: ExpiryGrid()
+        ) { stream, now in
+            try gate.pass(stream.preview.streamId)
+            return FeedItemTemplate(
+                try AppContext.feedItem(stream, seen: false, liked: false, storage: storage, now: now), crypto: crypto)
+        }
+        let start = harness.clock.milliseconds
+        #expect(liveIds(try cache.snapshot(nowMilliseconds: start), at: start) == [1])
+        _ = try harness.publish(stream: 2)
+        cache.expire()
+        // Answered from the old snapshot; the reload runs in the background and stops at stream 2.
+        #expect(liveIds(try cache.snapshot(nowMilliseconds: start + 1), at: start) == [1])
+        #expect(gate.waitUntilBlocked(), "the background reload reached stream 2")
+        cache.expire()  // a change heard while that reload runs: its result may predate it
+        gate.openAndFailFromNowOn()
+        #expect(eventually { !cache.isLoading })
+        // Any load from here fails, so only the snapshot kept across the discarded reload can answer.
+        #expect(liveIds(try cache.snapshot(nowMilliseconds: start + 2), at: start) == [1])
+    }
+}
+
+/// Holds the render of one stream until opened, then fails every render: a reload that can be
+/// caught in the middle, and a load that cannot succeed afterwards.
+private final class RenderGate: Sendable {
+    private struct State {
+        var blocked = false
+        var failing = false
+    }
+    private struct RenderRefused: Error {}
+
+    private let streamId: Int64
+    private let state = Mutex(State())
+    private let release = DispatchSemaphore(value: 0)
+
+    init(blocking streamId: Int64) { self.streamId = streamId }
+
+    func pass(_ id: Int64) throws {
+        let (block, failing) = state.withLock { state -> (Bool, Bool) in
+            let block = id == streamId && !state.blocked && !state.failing
+            if block { state.blocked = true }
+            return (block, state.failing)
+        }
+        if failing { throw RenderRefused() }
+        if block { release.wait() }
+    }
+
+    func waitUntilBlocked() -> Bool { eventually { state.withLock { $0.blocked } } }
+
+    func openAndFailFromNowOn() {
+        state.withLock { $0.failing = true }
+        release.signal()
+    }
 }

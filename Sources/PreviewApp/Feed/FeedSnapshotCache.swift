@@ -113,8 +113,12 @@ final class FeedSnapshotCache: Sendable {
             for patch in writer.patchesDuringLoad where keep {
                 if let patched = built.applying(patch) { built = patched } else { keep = false }
             }
-            current.write(keep ? built : nil)
-            if keep { expired.store(false, ordering: .relaxed) }
+            // A result that may predate a change is not kept, but the snapshot being served is
+            // (it carries this process's patches): it stays expired, so the next read answers
+            // from it and loads again off the request path instead of on an I/O thread.
+            guard keep else { return built }
+            current.write(built)
+            expired.store(false, ordering: .relaxed)
             return built
         }
     }
@@ -140,8 +144,9 @@ final class FeedSnapshotCache: Sendable {
     func published(_ stream: LiveStream, nowMilliseconds: Int64) {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
         guard let template = try? render(stream, nowMilliseconds / 1000) else {
-            // Its URLs could not be minted now: the next read loads instead.
-            drop()
+            // Its URLs could not be minted now: the snapshot served meanwhile lacks this preview,
+            // and the next read loads again off the request path.
+            expire()
             return
         }
         apply(.published(stream, template: template, signingTime: signingTime))
@@ -162,7 +167,8 @@ final class FeedSnapshotCache: Sendable {
     }
 
     /// Marks the snapshot as due for a reload (changes may have been missed): the next read
-    /// answers from it once more and reloads off the request path.
+    /// answers from it once more and reloads off the request path. The last good snapshot is
+    /// never dropped: a load under way that may have missed the change is discarded instead.
     func expire() {
         writer.withLock { writer in
             if writer.loading { writer.loadIsStale = true }
@@ -170,11 +176,6 @@ final class FeedSnapshotCache: Sendable {
         }
     }
 
-    /// Forgets the snapshot, and the one being loaded, so the next read loads afresh.
-    private func drop() {
-        writer.withLock { writer in
-            if writer.loading { writer.loadIsStale = true }
-            current.write(nil)
-        }
-    }
+    /// Whether a load of the live list is under way (tests wait for one to end).
+    var isLoading: Bool { writer.withLock { $0.loading } }
 }
