@@ -87,6 +87,43 @@ public final class RedisConnection {
         }
     }
 
+    /// Waits up to `seconds` for the next message pushed on this connection; nil when none came,
+    /// and the connection stays as it was (a quiet subscription is not a broken one). A message
+    /// already read into hiredis' buffer is returned without waiting.
+    public func receive(within seconds: Double) throws -> RedisValue? {
+        let c = try connectedContext()
+        do {
+            if let buffered = try Self.bufferedReply(c, endpoint: endpoint) { return buffered }
+            var descriptor = pollfd(fd: c.pointee.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: Int((seconds * 1000).rounded(.up))))
+            // EINTR counts as "nothing yet": the caller waits again.
+            guard ready > 0 else { return nil }
+            return try Self.readReply(c, endpoint: endpoint)
+        } catch {
+            markBroken((error as? RedisError)?.kind ?? .connection)
+            throw error
+        }
+    }
+
+    /// Writes one command without waiting for its reply, which `receive` then returns in its
+    /// turn (a `PING` on a subscribed connection comes back as `["pong", ""]`).
+    public func send(_ args: [String]) throws {
+        try Self.checkNotEmpty(args)
+        let c = try connectedContext()
+        do {
+            try Self.append(RESPRequest([args]), to: c, endpoint: endpoint)
+            var done: Int32 = 0
+            while done == 0 {
+                guard redisBufferWrite(c, &done) == REDIS_OK else {
+                    throw Self.error(from: c, savedErrno: errno, endpoint: endpoint)
+                }
+            }
+        } catch {
+            markBroken((error as? RedisError)?.kind ?? .connection)
+            throw error
+        }
+    }
+
     /// Sends all commands in one write, then reads one reply per command, in order.
     /// Error replies come back inline as `.error`; only connection-level failures throw. A reply saying the node
     /// cannot serve now (`RedisError.breaksConnection(reply:)`) breaks the connection once all replies are read.
@@ -264,6 +301,19 @@ public final class RedisConnection {
         let status = redisGetReply(c, &raw)
         let savedErrno = errno
         guard status == REDIS_OK, let raw else { throw error(from: c, savedErrno: savedErrno, endpoint: endpoint) }
+        defer { freeReplyObject(raw) }
+        return copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// A reply hiredis has already read off the socket, if any; never reads or waits.
+    private static func bufferedReply(_ c: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint) throws
+        -> RedisValue?
+    {
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(c, &raw) == REDIS_OK else {
+            throw error(from: c, savedErrno: errno, endpoint: endpoint)
+        }
+        guard let raw else { return nil }
         defer { freeReplyObject(raw) }
         return copy(raw.assumingMemoryBound(to: redisReply.self))
     }

@@ -25,7 +25,7 @@ final class AppHarness {
     init(
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
         failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
-        replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0
+        replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0, listenerIdleSeconds: Double = 30
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -51,7 +51,7 @@ final class AppHarness {
             context.viewerCache = ViewerHistoryCache(store: store, budget: viewerCacheEntries)
             listener = FeedChangeListener(
                 store: store, cache: context.feedCache, viewers: context.viewerCache,
-                nowMilliseconds: { clock.milliseconds })
+                idleSeconds: listenerIdleSeconds, nowMilliseconds: { clock.milliseconds })
             listener?.start()
         } else {
             listener = nil
