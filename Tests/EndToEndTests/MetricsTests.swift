@@ -61,7 +61,7 @@ import Testing
 
     @Test func aScrapeAfterRealTrafficParsesWithTheOfficialClientAndCountsWhatWasSent() throws {
         // Grace 0: the replaced clip of stream 42 is garbage at once, for the sweeper (every second) to delete.
-        let service = try ServiceProcess(arguments: ["--sweep-interval", "1", "--grace", "0"])
+        let service = try ServiceProcess(arguments: ["--sweep-interval", "1", "--grace", "0", "--metrics-refresh", "1"])
         let api = try APIClient(service)
         let traffic = Traffic(api)
         let streamer = try service.token(sub: "sam", role: "streamer", streams: [42, 43])
@@ -82,7 +82,9 @@ import Testing
         var text = ""
         let swept = eventually(within: 30) {
             text = (try? api.send("GET", "/metrics").text) ?? ""
+            // The Redis gauges are refreshed every second in the background.
             return text.contains("streampreview_sweeper_objects_deleted_total 2")
+                && text.contains("\nstreampreview_pending_uploads 1\n")
         }
         #expect(swept, "the sweeper did not delete the replaced objects:\n\(text)")
         let scrape = try PrometheusScrape.parse(text)
@@ -96,7 +98,7 @@ import Testing
             "streampreview_sweeper_objects_deleted": "counter", "streampreview_sweeper_delete_failures": "counter",
             "streampreview_sweeper_lease_held": "gauge", "streampreview_sweeper_queued_streams": "gauge",
             "streampreview_sweeper_due_streams": "gauge", "streampreview_live_streams": "gauge",
-            "streampreview_pending_uploads": "gauge",
+            "streampreview_pending_uploads": "gauge", "streampreview_redis_gauges_age_seconds": "gauge",
         ]
         for (name, type) in types {
             #expect(scrape.family(name)?.type == type, "\(name)")

@@ -87,11 +87,12 @@ final class AppHarness {
 
     func send(
         _ method: String, _ target: String, token: String? = nil, json: String? = nil, body: [UInt8]? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], from remoteAddress: String = "127.0.0.1"
     ) -> HTTPResponse {
         let parts = target.split(separator: "?", maxSplits: 1)
         var request = HTTPRequest(
-            method: method, path: String(parts[0]), rawQuery: parts.count > 1 ? String(parts[1]) : "")
+            method: method, path: String(parts[0]), rawQuery: parts.count > 1 ? String(parts[1]) : "",
+            remoteAddress: remoteAddress)
         if let token { request.headers.add("Authorization", "Bearer \(token)") }
         if let json {
             request.headers.add("Content-Type", "application/json")

@@ -19,6 +19,7 @@ enum ServeCommand {
         // Secrets first: a missing or weak one stops us before anything is started.
         let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
         let storageSecret = try localStoreSecret(options.storage, data: data)
+        let metricsToken = try options.metricsTokenFile.map(metricsToken(file:))
 
         let embeddedRedis: RedisServerProcess?
         let target: RedisTarget
@@ -65,6 +66,7 @@ enum ServeCommand {
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
+        context.metricsToken = metricsToken
         if options.viewerCacheEntries > 0 {
             context.viewerCache = ViewerHistoryCache(store: store, budget: options.viewerCacheEntries)
         }
@@ -81,6 +83,10 @@ enum ServeCommand {
             nowMilliseconds: context.nowMilliseconds)
         changes.start()
         defer { changes.stop() }
+        metrics.redisGauges.start(
+            store: store, policy: options.policy, interval: Double(options.metricsRefresh),
+            nowMilliseconds: context.nowMilliseconds)
+        defer { metrics.redisGauges.stop() }
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
@@ -160,12 +166,22 @@ enum ServeCommand {
         configuration.ioThreads = 1
         configuration.threadPoolSize = 1
         let server = HTTPServer(
-            configuration: configuration, responder: MetricsResponder(handler: MetricsHandler(context: context)))
+            configuration: configuration,
+            responder: MetricsResponder(handler: MetricsHandler(context: context, dedicatedListener: true)))
         do {
             return (server, address.host, try server.start())
         } catch {
             throw AppError("cannot listen for metrics: \(error)", exitCode: .unavailable)
         }
+    }
+
+    /// The bearer token of `--metrics-token-file`: a secret, so short ones are refused.
+    static func metricsToken(file path: String) throws -> [UInt8] {
+        let token = try SecretFile.read(path, what: "metrics token file")
+        guard token.count >= 16 else {
+            throw AppError("the metrics token file \(path) holds under 16 bytes; use a random token", exitCode: .config)
+        }
+        return token
     }
 
     /// Logs how many cluster redirects were followed (MOVED, ASK, TRYAGAIN), when `redis` is a cluster.

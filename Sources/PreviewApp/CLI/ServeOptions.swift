@@ -47,6 +47,10 @@ public struct ServeOptions: Sendable, Equatable {
     /// A separate `HOST:PORT` serving `GET /metrics` (and then not the main port); nil serves
     /// it on the main port.
     public var metricsListen: HostPort?
+    /// A file holding the bearer token that lets any client scrape `/metrics`; nil: none.
+    public var metricsTokenFile: String?
+    /// Seconds between reads of the gauges that live in Redis (pending uploads, sweeper backlog).
+    public var metricsRefresh: Int64 = 5
     /// Where objects live: the embedded local store, or an S3/GCS bucket.
     public var storage = StorageOptions()
 
@@ -155,7 +159,17 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "metrics-listen", environment: "STREAMPREVIEW_METRICS_LISTEN",
                 help:
-                    "serve GET /metrics on this HOST:PORT only (port 0 picks one) instead of on the main port (default: the main port)"
+                    "serve GET /metrics on this HOST:PORT only (port 0 picks one), to anyone who reaches it unless --metrics-token-file is set; the main port then answers /metrics with 404 (default: the main port, to clients on this machine not behind a proxy, or with the metrics token)"
+            ),
+            OptionSpec(
+                flag: "metrics-token-file", environment: "STREAMPREVIEW_METRICS_TOKEN_FILE",
+                help:
+                    "file holding a bearer token (16+ bytes) that lets a scraper read /metrics from any address; on --metrics-listen it is then required (default: none)"
+            ),
+            OptionSpec(
+                flag: "metrics-refresh", environment: "STREAMPREVIEW_METRICS_REFRESH",
+                help:
+                    "seconds between background reads of the gauges kept in Redis (pending uploads, sweeper queue); a scrape reads only memory (default 5)"
             ),
             keyPrefixSpec,
         ] + StorageOptions.specs
@@ -233,6 +247,8 @@ public struct ServeOptions: Sendable, Equatable {
         serve.metricsListen = try options.string("metrics-listen").map { text throws(UsageError) in
             try hostPort(text, flag: "metrics-listen")
         }
+        serve.metricsTokenFile = options.string("metrics-token-file")
+        serve.metricsRefresh = try options.int64("metrics-refresh", default: serve.metricsRefresh, range: 1...3600)
         return serve
     }
 

@@ -176,6 +176,9 @@ final class FeedSnapshotCache: Sendable {
         }
     }
 
+    /// The snapshot held now, without loading one (metrics read it).
+    var held: FeedSnapshot? { current.read() }
+
     /// Whether a load of the live list is under way (tests wait for one to end).
     var isLoading: Bool { writer.withLock { $0.loading } }
 }

@@ -1,13 +1,15 @@
 import PreviewCore
 import Synchronization
 
-/// Every metric the process records, and what a scrape reads at the moment it happens (open
-/// connections, live streams, pending uploads, the sweeper's backlog).
+/// Every metric the process records, and the gauges a scrape reads from memory (open
+/// connections; pending uploads and the sweeper's backlog as last refreshed from Redis).
 final class AppMetrics: Sendable {
     let http = HTTPMetrics()
     /// Object store calls by operation: `head`, `get`, `put`, `delete`, `post`, `other`.
     let storage = CallMetrics(operations: ["head", "get", "put", "delete", "post", "other"])
     let sweeper = SweeperMetrics()
+    /// Pending uploads and the sweeper's backlog, refreshed from Redis in the background.
+    let redisGauges = RedisGauges()
     /// Connections open on the servers of this process; set once they are listening.
     private let connections = Mutex<(@Sendable () -> Int)?>(nil)
 

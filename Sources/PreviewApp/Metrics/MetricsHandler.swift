@@ -1,13 +1,21 @@
 import PreviewCore
 
-/// `GET /metrics`: every metric of the process in the Prometheus text format. What lives in
-/// Redis (live streams, pending uploads, the sweeper's backlog) is read at scrape time, in a
-/// few round trips; when Redis does not answer, those gauges are left out of that scrape and
-/// the Redis error counters show why.
+/// `GET /metrics`: every metric of the process in the Prometheus text format, from memory. What
+/// lives in Redis (pending uploads, the sweeper's backlog) is read in the background
+/// (`RedisGauges`) and the live-stream count comes from the feed snapshot already held, so a
+/// scrape costs no Redis call. Who may scrape is `MetricsAccess`'s decision; scrapes are
+/// answered on worker threads, never on the I/O threads that serve the feed.
 struct MetricsHandler: Sendable {
     let context: AppContext
+    let access: MetricsAccess
 
-    func metrics() -> HTTPResponse {
+    init(context: AppContext, dedicatedListener: Bool) {
+        self.context = context
+        access = MetricsAccess(token: context.metricsToken, dedicatedListener: dedicatedListener)
+    }
+
+    func metrics(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        if let refusal = access.refusal(request, crypto: context.crypto) { throw refusal }
         var headers = HTTPHeaders()
         headers.add("Content-Type", PrometheusText.contentType)
         headers.add("Cache-Control", "no-store")
@@ -16,6 +24,7 @@ struct MetricsHandler: Sendable {
 
     func render() -> String {
         let metrics = context.metrics
+        let nowMilliseconds = context.nowMilliseconds()
         var text = PrometheusText()
         text.family("streampreview_build_info", .gauge, help: "Always 1; the labels say which build this is.")
         text.sample(
@@ -31,32 +40,12 @@ struct MetricsHandler: Sendable {
             into: &text, latency: "streampreview_storage_call_duration_seconds",
             errors: "streampreview_storage_errors_total", label: "operation", subject: "object store")
         metrics.sweeper.render(into: &text)
-        renderRedisGauges(into: &text)
-        return text.text
-    }
-
-    private func renderRedisGauges(into text: inout PrometheusText) {
-        let nowMilliseconds = context.nowMilliseconds()
-        if let snapshot = try? context.feedCache.snapshot(nowMilliseconds: nowMilliseconds) {
+        if let snapshot = context.feedCache.held {
             text.family("streampreview_live_streams", .gauge, help: "Streams in the feed snapshot this process serves.")
             text.sample("streampreview_live_streams", Int64(snapshot.count))
         }
-        // An upload is pending at most this long after it was issued.
-        let pendingFor = context.policy.uploadURLTTL + context.policy.commitWindow
-        let now = nowMilliseconds / 1000
-        if let pending = try? context.store.pendingUploadCount(now: now, touchedSince: now - pendingFor) {
-            text.family(
-                "streampreview_pending_uploads", .gauge,
-                help: "Uploads issued and not committed whose commit deadline is not past (up to 10000 streams).")
-            text.sample("streampreview_pending_uploads", pending)
-        }
-        if let backlog = try? context.store.sweepBacklog(now: now) {
-            text.family("streampreview_sweeper_queued_streams", .gauge, help: "Streams in the sweeper's queue.")
-            text.sample("streampreview_sweeper_queued_streams", backlog.queued)
-            text.family(
-                "streampreview_sweeper_due_streams", .gauge, help: "Streams in the sweeper's queue that are due now.")
-            text.sample("streampreview_sweeper_due_streams", backlog.due)
-        }
+        metrics.redisGauges.render(into: &text, nowMilliseconds: nowMilliseconds)
+        return text.text
     }
 }
 
@@ -66,14 +55,19 @@ struct MetricsResponder: HTTPResponder {
     let handler: MetricsHandler
 
     func admit(_ head: HTTPRequestHead) -> RequestAdmission {
-        .buffer(limit: 0, on: .connection)
+        .buffer(limit: 0, on: .worker)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        if request.path == "/metrics" {
-            return request.method == "GET" ? handler.metrics() : plain(405, "method not allowed; use GET\n")
+        guard request.path == "/metrics" else { return plain(404, "not found\n") }
+        guard request.method == "GET" else { return plain(405, "method not allowed; use GET\n") }
+        do {
+            return try handler.metrics(request)
+        } catch {
+            var response = plain(error.code.status, error.message + "\n")
+            if error.code == .unauthenticated { response.headers.add("WWW-Authenticate", "Bearer") }
+            return response
         }
-        return plain(404, "not found\n")
     }
 
     func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {

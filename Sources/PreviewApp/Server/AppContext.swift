@@ -23,6 +23,8 @@ struct AppContext: Sendable {
     var lifecycle = ServerLifecycle()
     /// What requests, Redis, the object store and the sweeper record, served at `/metrics`.
     var metrics = AppMetrics()
+    /// The bearer token that lets any client read `/metrics` (`--metrics-token-file`); nil: none.
+    var metricsToken: [UInt8]?
     /// The viewer histories held by this process (`--viewer-cache-entries`); nil: each feed asks Redis.
     var viewerCache: ViewerHistoryCache?
     /// The remote object store's last readiness probe; nil for the embedded store, which is this process.

@@ -18,7 +18,7 @@ struct Router: HTTPResponder {
 
     init(context: AppContext, servesMetrics: Bool = true) {
         self.context = context
-        metrics = servesMetrics ? MetricsHandler(context: context) : nil
+        metrics = servesMetrics ? MetricsHandler(context: context, dedicatedListener: false) : nil
         uploads = UploadHandlers(context: context)
         feed = FeedHandler(context: context)
         streams = StreamHandlers(context: context)
@@ -64,9 +64,10 @@ struct Router: HTTPResponder {
     static func thread(for route: Route?) -> ResponderThread {
         guard let route else { return .connection }
         switch route {
-        case .health, .ready, .metrics, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen:
+        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen:
             return .connection
-        case .commitPreview, .object: return .worker
+        // A scrape renders every metric family: a flood of them must not hold the I/O threads.
+        case .metrics, .commitPreview, .object: return .worker
         }
     }
 
@@ -169,7 +170,7 @@ struct Router: HTTPResponder {
         case .ready: return health.ready()
         case .metrics:
             guard let metrics else { throw RouteError.notFound.apiError }
-            return metrics.metrics()
+            return try metrics.metrics(request)
         case .postPreview: return try uploads.post(request)
         case .commitPreview: return try uploads.commit(request)
         case .deletePreview(let id): return try uploads.delete(request, streamId: id)
