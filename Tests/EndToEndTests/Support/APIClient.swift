@@ -24,8 +24,12 @@ final class APIClient {
     let service: ServiceProcess
     private let http: HTTPClient
 
-    init(_ service: ServiceProcess) throws {
+    /// How long a request may go unanswered before it counts as failed.
+    let timeoutSeconds: Double
+
+    init(_ service: ServiceProcess, timeoutSeconds: Double = 15) throws {
         self.service = service
+        self.timeoutSeconds = timeoutSeconds
         http = try HTTPClient()
     }
 
@@ -40,7 +44,7 @@ final class APIClient {
         var request = HTTPClientRequest(method: method, url: url, body: body.map { .bytes($0) } ?? .none)
         if let token { request.headers.add("Authorization", "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name, value) }
-        request.timeoutSeconds = 15
+        request.timeoutSeconds = timeoutSeconds
         let response = try http.send(request)
         if !target.hasPrefix("http"), method != "GET", method != "HEAD" { awaitReplicaAgreement() }
         return Reply(status: response.status, headers: response.headers, body: response.body)
