@@ -1,5 +1,5 @@
 """Tokens, minted by `streampreview token` with the secret every server of the run is given, and
-cached under .build/bench/ for 20 hours.
+cached under .build/bench/ with it (a secret older than 20 hours is replaced, and its tokens).
 
 Python 3 standard library only.
 """
