@@ -74,7 +74,7 @@ bench: bench-deps
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py
 
-# Sweeper benchmark (scripts/bench/sweep.py, Python 3 standard library, shares bench.py's
+# Sweeper benchmark (scripts/bench/sweep.py, Python 3 standard library, shares make bench's
 # helpers): serve with short lifetimes and its loop off, garbage seeded through the API, then one
 # timed `streampreview sweep` (objects deleted/s) with the local store and with S3 against
 # moto_server (the test suite's venv); then a steady state of streams replacing every

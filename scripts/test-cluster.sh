@@ -9,7 +9,8 @@
 # Builds nothing: run `swift build --build-tests` first with the same scratch path.
 #   scripts/test-cluster.sh [arguments for `swift test`]
 # Knobs: CLUSTER_BASE_PORT (first node's port, default 17100; the bus uses port + 10000),
-# CLUSTER_SUITES (a `swift test --filter` regex replacing the default suite list), CLUSTER_PASSES
+# CLUSTER_SUITES (a `swift test --filter` regex replacing the default suite list; it must match a
+# test, as every suite of that list must), CLUSTER_PASSES
 # (how many times the suites run while slots keep moving, default 2).
 #
 # Suites run: those that drive the API over HTTP through every route on a shared Redis (uploads,
@@ -29,7 +30,23 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 export PATH=/opt/swift/usr/bin:$PATH
 
-suites="${CLUSTER_SUITES:-EndToEndTests\.(AuthErrorTests|CommitAndCacheTests|GracefulShutdownTests|HappyPathTests|HostileInputTests|LikesAndSeenTests|MetricsTests|PendingUploadLimitTests|ProtobufTests|RankingTests|ReadmeWalkthroughTests|SecretConfigurationTests|SignedURLTests|ValidationErrorTests|WriteOnceTests)}"
+default_suites=(
+    AuthErrorTests CommitAndCacheTests GracefulShutdownTests HappyPathTests HostileInputTests LikesAndSeenTests
+    MetricsTests PendingUploadLimitEndToEndTests ProtobufTests RankingTests ReadmeWalkthroughTests
+    SecretConfigurationTests SignedURLTests ValidationErrorTests WriteOnceTests
+)
+# Every suite named must exist (a filter that matches nothing passes), checked before any node starts.
+source "$repo/scripts/lib/test-filter.sh"
+list_tests "$@"
+if [ -n "${CLUSTER_SUITES:-}" ]; then
+    suites="$CLUSTER_SUITES"
+    require_tests test-cluster "$suites"
+else
+    suites="EndToEndTests\.($(IFS='|'; echo "${default_suites[*]}"))/"
+    patterns=()
+    for suite in "${default_suites[@]}"; do patterns+=("EndToEndTests\.$suite/"); done
+    require_tests test-cluster "${patterns[@]}"
+fi
 
 port_free() { ! ss -ltnH "sport = :$1" | grep -q .; }
 base="${CLUSTER_BASE_PORT:-17100}"

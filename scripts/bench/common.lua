@@ -1,7 +1,7 @@
 -- Shared by the wrk scripts of `make bench` (loaded with dofile from BENCH_LUA_DIR).
 -- Every thread counts the requests it sent in `sent` and the answers it judged wrong in
 -- `failures`; done() adds the socket errors wrk saw, names the requests still unanswered when
--- the run ended, and prints one machine-readable line for scripts/bench/bench.py.
+-- the run ended, and prints one machine-readable line for scripts/bench/load.py.
 
 bench = {}
 bench.threads = {}

@@ -3,7 +3,7 @@
 
 Uses a release build. Each workload starts `streampreview serve` on a fresh data dir under
 .build/bench/ with its sweeper loop off and short lifetimes (upload URL, commit window, grace),
-and seeds only through the public API, as an uploader app does (bench.py's helpers: tokens from
+and seeds only through the public API, as an uploader app does (make bench's helpers: tokens from
 `streampreview token`, upload URL, PUT of both objects, commit):
 
 - burst-local / burst-s3: many streams replace their preview again and again, and leave
@@ -43,9 +43,14 @@ import threading
 import time
 import urllib.parse
 
-import bench
 import report_sections
-from bench import BINARY, MOVIE, ROOT, THUMBNAIL, WORK, Server, Tokens, expect, http, log, parallel, spawn
+from api_client import expect, http, parallel, upload_and_commit
+from children import spawn, stop, stop_all
+from media import MOVIE, THUMBNAIL
+from report import git_head, machine
+from services import Server
+from settings import BINARY, ROOT, WORK, log
+from tokens import Tokens
 
 STREAMS = int(os.environ.get("BENCH_SWEEP_STREAMS") or 1000)
 REPLACEMENTS = int(os.environ.get("BENCH_SWEEP_REPLACEMENTS") or 10)
@@ -193,7 +198,7 @@ def seed_garbage(server, tokens, stream_ids, replacements, abandoned):
     owners = tokens.streamers(stream_ids)
     started = time.monotonic()
     for round_number in range(replacements):
-        parallel(lambda stream: bench.upload_and_commit(server, owners[stream], stream), stream_ids,
+        parallel(lambda stream: upload_and_commit(server, owners[stream], stream), stream_ids,
                  workers=SEED_WORKERS)
         log("%s: round %d of %d committed (%d streams)" % (server.name, round_number + 1, replacements,
                                                            len(stream_ids)))
@@ -231,7 +236,7 @@ def sweep(server, storage_flags=(), environment=None, label="sweep", timeout=900
         try:
             code = process.wait(timeout=timeout)
         finally:
-            bench.stop(process)
+            stop(process)
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     lines = stdout_path.read_text().splitlines()
@@ -356,7 +361,7 @@ def run_burst_s3(tokens):
     finally:
         if server:
             server.stop()
-        bench.stop(moto.process)
+        stop(moto.process)
 
 
 class Steady:
@@ -383,7 +388,7 @@ class Steady:
                 return
             stream = 1 + task % self.replacing
             try:
-                bench.upload_and_commit(self.server, self.owners[stream], stream)
+                upload_and_commit(self.server, self.owners[stream], stream)
                 with self.lock:
                     self.commits += 1
             except Exception as error:
@@ -440,7 +445,7 @@ def run_steady(tokens):
         streams = list(range(1, STEADY_STREAMS + 1))
         owners = tokens.streamers(streams)
         started = time.monotonic()
-        parallel(lambda stream: bench.upload_and_commit(server, owners[stream], stream), streams,
+        parallel(lambda stream: upload_and_commit(server, owners[stream], stream), streams,
                  workers=SEED_WORKERS)
         reachable = len(streams) / (time.monotonic() - started)
         log("steady: %d live streams seeded at %.0f commits/s" % (len(streams), reachable))
@@ -515,7 +520,7 @@ def write_report(started, finished, host):
         "- date: %s (%.0f min)" % (started.strftime("%Y-%m-%d %H:%M UTC"), (finished - started).total_seconds() / 60),
         "- machine: %s" % host,
         "- command: `%s`" % command_line(),
-        "- commit: %s" % bench.git_head(),
+        "- commit: %s" % git_head(),
         "- serve and sweep: release build, `--upload-url-ttl %d --commit-window %d --grace %d`, serve with "
         "`--sweep-interval 0`; seeded through the public API only" % (LIFETIME, LIFETIME, LIFETIME),
         "",
@@ -546,7 +551,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     started = datetime.datetime.now(datetime.timezone.utc)
-    host = bench.machine()
+    host = machine()
     log("machine: %s" % host)
     tokens = Tokens()
     try:
@@ -563,7 +568,7 @@ def main():
                 log("workload %s failed: %r" % (name, error))
                 failed_row(rows, columns, name, error)
     finally:
-        bench.stop_all()
+        stop_all()
     finished = datetime.datetime.now(datetime.timezone.utc)
     print()
     print("\n".join(table(BURST_COLUMNS, BURST_ROWS, markdown=False)))
@@ -581,5 +586,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        bench.stop_all()
+        stop_all()
         sys.exit(130)

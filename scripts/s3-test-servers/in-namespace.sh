@@ -4,6 +4,11 @@
 #   in-namespace.sh [extra swift test arguments, e.g. --scratch-path DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
+filter=LocalStack
+# The filter must match a test (one that matches nothing passes), checked before LocalStack starts.
+source "$repo/scripts/lib/test-filter.sh"
+list_tests "$@"
+require_tests test-s3 "$filter"
 port=4566  # the namespace is new: nothing else can hold it
 ip link set lo up
 state=$(mktemp -d /tmp/sp-localstack-XXXXXX)
@@ -33,4 +38,4 @@ fi
 printf 'LocalStack S3 healthy on 127.0.0.1:%s after %.1f s (signature validation on)\n' "$port" \
     "$(awk "BEGIN { print $(date +%s.%N) - $started }")"
 cd "$repo"
-STREAMPREVIEW_TEST_LOCALSTACK="http://127.0.0.1:$port" swift test --skip-build --filter LocalStack "$@"
+STREAMPREVIEW_TEST_LOCALSTACK="http://127.0.0.1:$port" swift test --skip-build --filter "$filter" "$@"

@@ -1,0 +1,53 @@
+"""Settings of `make bench` (bench.py): paths, the BENCH_* knobs, the workloads' sizes, serve's
+raised limits, and the log line. Every module of the benchmark reads them from here.
+
+Python 3 standard library only.
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "scripts" / "bench"
+WORK = ROOT / ".build" / "bench"
+BINARY = ROOT / ".build" / "release" / "streampreview"
+
+SECONDS = int(os.environ.get("BENCH_SECONDS") or 10)
+ROUNDS = int(os.environ.get("BENCH_ROUNDS") or 3)
+SOAK_SECONDS = int(os.environ.get("BENCH_SOAK_SECONDS") or 600)
+PROFILE = os.environ.get("BENCH_PROFILE") == "1"
+STALL_SECONDS = float(os.environ.get("BENCH_STALL_SECONDS") or 3)
+SLOW_COMMITTERS = int(os.environ.get("BENCH_SLOW_COMMITTERS") or 16)
+ONLY = [name.strip() for name in (os.environ.get("BENCH_ONLY") or "").split(",") if name.strip()]
+
+CONNECTIONS = 64
+FEED_STREAMS = 200
+VIEWERS = 1000
+SEEN_PER_VIEWER = 20
+LIKES_PER_VIEWER = 5
+SCALE_STREAMS = [10, 100, 1000, 10000]
+SCALE_SEEN = [0, 100, 10000]
+UPLOAD_STREAMS = range(100001, 101001)
+SLOW_STREAMS = range(200001, 200001 + 64)
+STREAMS_PER_TOKEN = 100
+FEED_PATH = "/api/feed?limit=20"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# Limits raised with the server's own flags (and why), reported under the table.
+SERVER_FLAGS = [
+    "--preview-ttl", "7200",  # previews must stay live for the whole run (default 600 s)
+    "--max-pending-uploads", "10000",  # upload workloads issue thousands of uploads per stream (default 8)
+    "--max-connections-per-ip", "2000",  # memory: 1,000 connections from 127.0.0.1 (default 64)
+]
+FLAG_NOTES = [
+    "server flags: --preview-ttl 7200 (previews stay live for the whole run; default 600), "
+    "--max-pending-uploads 10000 (upload workloads issue many uploads per stream without committing; default 8), "
+    "--max-connections-per-ip 2000 (memory opens 1,000 connections from 127.0.0.1; default 64); "
+    "everything else is serve's embedded default (8 threads, embedded Redis on a unix socket)",
+]
+
+
+def log(message):
+    print("[bench %s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr, flush=True)
