@@ -37,7 +37,7 @@ struct Authenticator: Sendable {
             let space = bytes[schemeStart...].firstIndex(of: UInt8(ascii: " "))
         else { return nil }
         let rest = bytes.index(after: space)
-        guard rest < bytes.endIndex, HTTPHeaders.sameName(String(header[schemeStart..<space]), "Bearer") else {
+        guard rest < bytes.endIndex, ASCII.equalIgnoringCase(bytes[schemeStart..<space], "Bearer".utf8) else {
             return nil
         }
         return header[rest...].trimmingSpacesAndTabs()
