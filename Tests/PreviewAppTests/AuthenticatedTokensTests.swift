@@ -45,11 +45,25 @@ import Testing
         #expect(tokens.count == 1)
     }
 
-    @Test func theCountStaysBounded() {
-        let tokens = AuthenticatedTokens(capacity: 16)
+    @Test func theBytesHeldStayWithinTheBudget() {
+        let tokens = AuthenticatedTokens(budgetBytes: 16 * 1024)
         for number in 0..<200 {
             _ = tokens.authenticate(token(expiresAt: 2_000, subject: "v\(number)"), with: verifier)
+            #expect(tokens.heldBytes <= 16 * 1024)
+        }
+        #expect(tokens.count > 0)
+    }
+
+    @Test func longTokensAreHeldByTheirBytesNotByTheirCount() {
+        // Tokens with a 255-byte subject cost about 900 bytes each: 8 shards of 2 KiB hold at
+        // most 2 apiece, where short ones fit several.
+        let tokens = AuthenticatedTokens(budgetBytes: 16 * 1024)
+        for number in 0..<200 {
+            let subject = "\(number + 100)" + String(repeating: "s", count: 252)
+            _ = tokens.authenticate(token(expiresAt: 2_000, subject: subject), with: verifier)
+            #expect(tokens.heldBytes <= 16 * 1024)
         }
         #expect(tokens.count <= 16)
+        #expect(tokens.count > 0)
     }
 }

@@ -77,6 +77,19 @@ import Testing
         #expect(parsed == .token(expected))
     }
 
+    @Test func tokenRefusesToMintWhatTheServerWouldRefuse() throws {
+        let fits = try Command.parse(["token", "--sub", String(repeating: "s", count: 255)], environment: [:]).get()
+        guard case .token(let options) = fits else { throw UsageError("not token") }
+        #expect(options.subject.utf8.count == 255)
+        let long = Command.parse(["token", "--sub", String(repeating: "s", count: 256)], environment: [:])
+        #expect(long.failure?.message == "--sub is longer than 255 bytes; the server would refuse the token")
+        let streams = (1...1001).flatMap { ["--stream", String($0)] }
+        let many = Command.parse(["token", "--sub", "a", "--role", "streamer"] + streams, environment: [:])
+        #expect(many.failure?.message == "more than 1000 --stream; the server would refuse the token")
+        _ = try Command.parse(["token", "--sub", "a", "--role", "streamer"] + streams.dropLast(2), environment: [:])
+            .get()
+    }
+
     /// The text of a `.help` parse, nil for anything else.
     private func helpText(_ parsed: Result<Command, UsageError>) -> String? {
         if case .success(.help(let text)) = parsed { return text }

@@ -15,6 +15,40 @@ import Testing
         let parsed = try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(stamp)
         #expect(parsed >= before.addingTimeInterval(-0.001) && parsed <= after, "\(stamp)")
     }
+
+    @Test(
+        "Every character that could end a line, forge one or restyle a terminal is escaped",
+        arguments: [
+            ("\u{1B}", #""/a\u001b[31mb""#), ("\r", #""/a\rb""#), ("\n", #""/a\nb""#), ("\u{7F}", #""/a\u007fb""#),
+            ("\u{2028}", #""/a\u2028b""#), ("\u{2029}", #""/a\u2029b""#), ("\u{0}", #""/a\u0000b""#),
+            ("\u{85}", #""/a\u0085b""#), ("\u{202E}", #""/a\u202eb""#), ("\u{FEFF}", #""/a\ufeffb""#),
+            ("\t", #""/a\tb""#), ("\"", #""/a\"b""#), ("\\ ", #""/a\\ b""#),
+        ])
+    func controlCharactersAreEscaped(character: String, expected: String) {
+        let value = character == "\u{1B}" ? "/a\u{1B}[31mb" : "/a" + character + "b"
+        #expect(Log.quoted(value) == expected)
+        let line = String(decoding: Log.line(.info, "request", ["path": value]), as: UTF8.self)
+        #expect(line.utf8.filter { $0 < 0x20 || $0 == 0x7F }.map { $0 } == [0x0A], "only the line's own end")
+        #expect(!line.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x2028 })
+    }
+
+    @Test func plainValuesStayUnquotedAndNonASCIITextStaysReadable() {
+        #expect(Log.quoted("/api/feed") == "/api/feed")
+        #expect(Log.quoted("") == #""""#)
+        #expect(Log.quoted("a=b") == #""a=b""#)
+        #expect(Log.quoted("/vidéo") == #""/vidéo""#)
+    }
+
+    @Test func aLongValueIsCutAt1024BytesSayingHowManyWereLeftOut() {
+        #expect(Log.quoted(String(repeating: "a", count: 1024)) == String(repeating: "a", count: 1024))
+        let long = Log.quoted(String(repeating: "a", count: 5000))
+        #expect(long == "\"" + String(repeating: "a", count: 1024) + "...(3976 more bytes)\"")
+        // A two-byte character is not split: 1023 bytes of "a", then "é" does not fit.
+        let boundary = Log.quoted(String(repeating: "a", count: 1023) + "éé")
+        #expect(boundary == "\"" + String(repeating: "a", count: 1023) + "...(4 more bytes)\"")
+        let escapes = Log.quoted(String(repeating: "\u{1B}", count: 5000))
+        #expect(escapes.utf8.count <= 1024 * 6 + 32)
+    }
 }
 
 @Suite struct RequestLinesTests {

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
@@ -143,5 +144,43 @@ import Testing
         }
         #expect(text.contains("--gcs-signer"))
         #expect(text.contains("STREAMPREVIEW_GCS_KEY_FILE"))
+    }
+
+    // MARK: the local store's secret
+
+    @Test func aWeakStorageSecretIsRefusedAsServeRefusesItWithExit78() throws {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-presign")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let options = try parse(["--storage", "local", "--key", "a/b.mp4", "--data-dir", directory])
+        for weak in ["0123456789\n", "", " \n"] {
+            try Data(weak.utf8).write(to: URL(fileURLWithPath: directory + "/storage-secret"))
+            var serveError: AppError?
+            do { _ = try DataDirectory(path: directory).secret(named: "storage-secret") } catch let error as AppError {
+                serveError = error
+            }
+            let expected = try #require(serveError, "serve refuses \(weak.debugDescription)")
+            #expect(expected.exitCode == .config)
+            #expect(throws: AppError.self) { try PresignCommand.presignedURL(options, now: 1_700_000_000) }
+            do {
+                _ = try PresignCommand.presignedURL(options, now: 1_700_000_000)
+            } catch let error as AppError {
+                #expect(error.description == expected.description && error.exitCode == .config)
+            }
+            #expect(
+                StreamPreviewCLI.main(
+                    arguments: ["presign", "--storage", "local", "--key", "a/b.mp4", "--data-dir", directory],
+                    environment: [:]) == .config)
+        }
+        try Data((String(repeating: "s", count: 32) + "\n").utf8).write(
+            to: URL(fileURLWithPath: directory + "/storage-secret"))
+        #expect(try PresignCommand.presignedURL(options, now: 1_700_000_000).hasPrefix("http://127.0.0.1:8080/"))
+    }
+
+    @Test func aMissingStorageSecretIsNotCreated() throws {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-presign") + "/data"
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let options = try parse(["--storage", "local", "--key", "a/b.mp4", "--data-dir", directory])
+        #expect(throws: AppError.self) { try PresignCommand.presignedURL(options, now: 1_700_000_000) }
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 }

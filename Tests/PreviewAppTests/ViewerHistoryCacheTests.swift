@@ -109,7 +109,7 @@ struct ViewerHistoryCacheTests {
         #expect(cache.holds(subject: "ann"))
 
         _ = try harness.redis.connection().command(["CLIENT", "KILL", "TYPE", "pubsub"])
-        #expect(eventually { !cache.isListening || cache.heldEntries == 0 }, "the lost subscription drops all")
+        #expect(eventually { !cache.isListening || cache.heldBytes == 0 }, "the lost subscription drops all")
         #expect(!cache.holds(subject: "ann"))
         #expect(eventually { cache.isListening }, "the listener subscribes again")
         _ = try harness.redis.connection().command(["HSET", harness.context.store.keys.seen("ann"), "1", "1"])
@@ -139,8 +139,10 @@ struct ViewerHistoryCacheTests {
     }
 
     @Test func theBudgetBoundsWhatIsHeldLeastRecentlyUsedFirstAndAHugeHistoryIsNotHeld() throws {
-        // 8 shards of 20 entries; a history of more than 10 is not held.
-        let harness = try Self.listeningHarness(budget: 160)
+        // 290 entries of 32 bytes: 8 shards of 1,160 bytes, each room for 5 viewers who saw
+        // nothing (about 204 bytes each); a history over 580 bytes (12 streams seen) is not held.
+        let budget = 290
+        let harness = try Self.listeningHarness(budget: budget)
         let cache = try #require(harness.context.viewerCache)
         let streams = (1...12).map { Int64($0) }
         for stream in streams { _ = try harness.publish(stream: stream) }
@@ -153,12 +155,28 @@ struct ViewerHistoryCacheTests {
 
         for viewer in 0..<300 {
             _ = try harness.feed(token: harness.token("v\(viewer)", .viewer))
-            #expect(cache.heldEntries <= 160)
+            #expect(cache.heldBytes <= budget * ViewerHistoryCache.bytesPerEntry)
             #expect(cache.holds(subject: "v\(viewer)"), "the viewer just served is held")
         }
         let held = (0..<300).filter { cache.holds(subject: "v\($0)") }
-        #expect(held.count >= 80 && held.count <= 160)
+        #expect(held.count >= 16 && held.count <= 45)
         #expect(held.contains(299))
         #expect(!held.contains(0), "the least recently used went first")
+    }
+
+    @Test func aViewersSubjectCountsAgainstTheBudget() throws {
+        // 8 shards of 4,000 bytes: about 19 viewers with short subjects each, 8 with 255-byte ones.
+        let budget = 1000
+        let harness = try Self.listeningHarness(budget: budget)
+        let cache = try #require(harness.context.viewerCache)
+        _ = try harness.publish(stream: 1)
+        let subjects = (0..<120).map { "\($0 + 100)" + String(repeating: "s", count: 252) }
+        for subject in subjects {
+            _ = try harness.feed(token: harness.token(subject, .viewer))
+            #expect(cache.heldBytes <= budget * ViewerHistoryCache.bytesPerEntry)
+        }
+        let held = subjects.filter { cache.holds(subject: $0) }
+        #expect(held.count <= budget * ViewerHistoryCache.bytesPerEntry / (200 + 255))
+        #expect(held.count >= 8)
     }
 }

@@ -189,6 +189,92 @@ import Testing
         #expect(failure(verifier.verify(token(payload: stringTime), now: now)) == .malformed)
     }
 
+    // MARK: strict JSON
+
+    /// A token whose header and payload are exactly these bytes, MACed with the default key.
+    func token(headerBytes: [UInt8], payloadBytes: [UInt8]) -> String {
+        let input = Base64URL.encode(headerBytes) + "." + Base64URL.encode(payloadBytes)
+        return input + "." + Base64URL.encode(crypto.hmacSHA256(key: defaultKey, message: Array(input.utf8)))
+    }
+
+    static let validPayload = #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600}"#
+
+    @Test(arguments: [
+        #"{"alg":"HS256","alg":"none"}"#, #"{"alg":"none","alg":"HS256"}"#, #"{"alg":"HS256","alg":"HS256"}"#,
+        #"{"alg":"HS256","typ":"JWT","typ":"JWT"}"#, #"{"alg":"HS256","kid":"2024-01","kid":"x"}"#,
+        #"{"alg":"HS256","x":{"a":1,"a":2}}"#, "\u{FEFF}{\"alg\":\"HS256\"}",
+    ])
+    func aHeaderWithDuplicateKeysOrAByteOrderMarkIsMalformed(header: String) {
+        #expect(failure(verifier.verify(token(header: header, payload: Self.validPayload), now: now)) == .malformed)
+    }
+
+    @Test(arguments: [
+        // Duplicate claims: neither the first nor the last may win.
+        #"{"sub":"u","role":"admin","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600}"#,
+        #"{"sub":"u","role":"viewer","role":"admin","stream_ids":[1],"iat":1700000000,"exp":1700003600}"#,
+        #"{"sub":"u","sub":"v","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600,"exp":1700003000}"#,
+        // Duplicates deeper down, in an object or an array of objects.
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600,"x":{"a":1,"a":2}}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600,"x":[{"b":{"a":1,"a":2}}]}"#,
+        // Times that are not plain integers.
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600.0}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1.7000036e9}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1.7e9,"exp":1700003600}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600,"nbf":1699999999.5}"#,
+        #"{"sub":"u","role":"viewer","stream_ids":[1],"iat":1700000000,"exp":1700003600,"nbf":17e8}"#,
+        // A byte-order mark.
+        "\u{FEFF}" + validPayload,
+    ])
+    func claimsWithDuplicateKeysFloatTimesOrAByteOrderMarkAreMalformed(payload: String) {
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .malformed)
+    }
+
+    @Test func utf16PartsAreMalformed() {
+        let header = Array(#"{"alg":"HS256"}"#.utf8)
+        let payload = Array(Self.validPayload.utf8)
+        #expect(failure(verifier.verify(token(headerBytes: header, payloadBytes: payload), now: now)) == nil)
+        for (name, encode) in [
+            ("UTF-16LE", { (text: String) in text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }),
+            ("UTF-16BE", { (text: String) in text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }),
+            (
+                "UTF-16LE with BOM",
+                { (text: String) in [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+            ),
+        ] as [(String, (String) -> [UInt8])] {
+            let wideHeader = token(headerBytes: encode(#"{"alg":"HS256"}"#), payloadBytes: payload)
+            #expect(failure(verifier.verify(wideHeader, now: now)) == .malformed, "\(name) header")
+            let widePayload = token(headerBytes: header, payloadBytes: encode(Self.validPayload))
+            #expect(failure(verifier.verify(widePayload, now: now)) == .malformed, "\(name) claims")
+        }
+    }
+
+    // MARK: sizes
+
+    @Test func aSubjectOfAtMost255BytesIsAcceptedAndALongerOneRefused() {
+        for (length, expected) in [
+            (255, TokenError?.none), (256, .claimTooLarge("sub")), (5000, .claimTooLarge("sub")),
+        ] {
+            let payload =
+                #"{"sub":""# + String(repeating: "s", count: length)
+                + #"","role":"viewer","stream_ids":[],"iat":1700000000,"exp":1700003600}"#
+            #expect(failure(verifier.verify(token(payload: payload), now: now)) == expected, "\(length) bytes")
+        }
+        let multibyte = String(repeating: "é", count: 128)  // 256 bytes in 128 characters
+        let payload =
+            #"{"sub":""# + multibyte + #"","role":"viewer","stream_ids":[],"iat":1700000000,"exp":1700003600}"#
+        #expect(failure(verifier.verify(token(payload: payload), now: now)) == .claimTooLarge("sub"))
+    }
+
+    @Test func atMost1000StreamIDsAreAcceptedAndMoreRefused() {
+        for (count, expected) in [(1000, TokenError?.none), (1001, .claimTooLarge("stream_ids"))] {
+            let ids = (1...count).map(String.init).joined(separator: ",")
+            let payload =
+                #"{"sub":"u","role":"streamer","stream_ids":["# + ids + #"],"iat":1700000000,"exp":1700003600}"#
+            #expect(failure(verifier.verify(token(payload: payload), now: now)) == expected, "\(count) IDs")
+        }
+    }
+
     // MARK: time
 
     @Test func theTokenExpiresExactlyAtExpPlusLeeway() {

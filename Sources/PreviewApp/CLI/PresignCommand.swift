@@ -35,14 +35,15 @@ enum PresignCommand {
         }
     }
 
-    /// `serve`'s storage secret, read without creating one (a fresh secret would sign URLs no
-    /// server accepts).
+    /// `serve`'s storage secret, read and checked as `serve` reads it, without creating one (a
+    /// fresh secret would sign URLs no server accepts).
     private static func localSecret(_ dataDirectory: String) throws -> String {
-        let path = dataDirectory + "/storage-secret"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            case let secret = text.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty
-        else { throw AppError("no storage secret at \(path); run 'streampreview serve' with this --data-dir first") }
-        return secret
+        guard let secret = try DataDirectory.existingSecret(named: "storage-secret", in: dataDirectory) else {
+            throw AppError(
+                "no storage secret at \(dataDirectory)/storage-secret; run 'streampreview serve' with this "
+                    + "--data-dir first")
+        }
+        return String(decoding: secret, as: UTF8.self)
     }
 
     /// Swift repairs invalid UTF-8 in arguments to U+FFFD, which would sign a different key;

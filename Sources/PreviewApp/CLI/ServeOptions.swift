@@ -144,7 +144,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "viewer-cache-entries", environment: "STREAMPREVIEW_VIEWER_CACHE_ENTRIES",
                 help:
-                    "streams seen or liked (plus one per viewer) this process keeps of recent viewers, so their feeds need no Redis call; changes from other replicas arrive over pub/sub, entries are reread after 60 s, least recently used go first; 30–40 bytes each, and a viewer of 64+ streams also holds a bit per live stream, counted as 1 entry per 32 bytes (default 500000, 0 off)"
+                    "memory for recent viewers' histories, so their feeds need no Redis call, in entries of 32 bytes: one per stream seen or liked, 200 bytes plus the subject's per viewer, and a bit per live stream for a viewer of 64+ streams; changes from other replicas arrive over pub/sub, entries are reread after 60 s, least recently used go first (default 500000, about 16 MB; 0 off)"
             ),
             OptionSpec(
                 flag: "drain-delay", environment: "STREAMPREVIEW_DRAIN_DELAY",

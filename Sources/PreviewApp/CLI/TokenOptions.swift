@@ -46,6 +46,10 @@ public struct TokenOptions: Sendable, Equatable {
     static func parse(_ options: ParsedOptions) throws(UsageError) -> TokenOptions {
         var token = TokenOptions()
         guard let subject = options.string("sub"), !subject.isEmpty else { throw UsageError("--sub is required") }
+        guard subject.utf8.count <= JWTVerifier.maxSubjectBytes else {
+            throw UsageError(
+                "--sub is longer than \(JWTVerifier.maxSubjectBytes) bytes; the server would refuse the token")
+        }
         token.subject = subject
         if let roleName = options.string("role") {
             guard let role = Role(rawValue: roleName) else {
@@ -58,6 +62,9 @@ public struct TokenOptions: Sendable, Equatable {
                 throw UsageError("--stream must be a positive integer, not '\(text)'")
             }
             token.streamIds.append(id)
+        }
+        guard token.streamIds.count <= JWTVerifier.maxStreamIDs else {
+            throw UsageError("more than \(JWTVerifier.maxStreamIDs) --stream; the server would refuse the token")
         }
         if token.role == .streamer, token.streamIds.isEmpty {
             throw UsageError("a streamer token needs at least one --stream")

@@ -12,8 +12,15 @@ import Synchronization
 /// changes may have been missed meanwhile. A load that a change overtook is used for its own
 /// request and not kept. Entries are read again after `maxAgeMilliseconds` (what a missed
 /// message could cost, and how long a key Redis expired stays), and the least recently used
-/// go when the held entries (streams seen or liked, plus one per viewer) pass the budget.
+/// go when the estimated bytes held pass the budget: per viewer a fixed overhead plus its
+/// subject's bytes, 32 bytes per stream seen or liked, and the bytes of a `SeenEntries`.
 final class ViewerHistoryCache: Sendable {
+    /// The unit of the budget (`--viewer-cache-entries`): about what one stream seen or liked costs.
+    static let bytesPerEntry = 32
+    /// What a held viewer costs besides its subject and streams: the table slot, the entry, the
+    /// history's two empty collections (measured about 200 bytes).
+    static let bytesPerViewer = 200
+
     private struct Entry {
         var history: ViewerHistory
         var loadedAtMilliseconds: Int64
@@ -25,9 +32,15 @@ final class ViewerHistoryCache: Sendable {
         /// `SeenEntries` made from the history as it still is.
         var revision: UInt64
 
-        /// Counted against the budget: the history's entries, and a `SeenEntries` as its bytes
-        /// over 32 (about what an entry costs).
-        var size: Int { history.size + (seenEntries?.size ?? 0) / 32 }
+        /// Counted against the budget, in bytes (see `ViewerHistoryCache.cost`).
+        var size: Int
+    }
+
+    /// The estimated bytes of holding `history` (and `seen`) under `subject`: the subject is
+    /// counted, so long subjects cannot make a held viewer cost more than the budget says.
+    static func cost(subject: String, history: ViewerHistory, seen: SeenEntries?) -> Int {
+        bytesPerViewer + subject.utf8.count + (history.seen.count + history.liked.count) * bytesPerEntry
+            + (seen?.size ?? 0)
     }
 
     /// A viewer's history as `history(subject:nowMilliseconds:)` found it.
@@ -91,12 +104,13 @@ final class ViewerHistoryCache: Sendable {
     private let listening = Atomic<Bool>(false)
     private let uses = Atomic<UInt64>(0)
 
-    /// `budget` entries in all (0 turns the cache off: every feed asks Redis).
+    /// `budget` entries of `bytesPerEntry` bytes in all (0 turns the cache off: every feed asks Redis).
     init(store: PreviewStore, budget: Int, maxAgeMilliseconds: Int64 = 60_000) {
         self.store = store
         let count = budget > 0 ? 8 : 0
         shards = (0..<count).map { _ in Lock() }
-        shardBudget = count > 0 ? max(1, budget / count) : 0
+        let (bytes, overflow) = budget.multipliedReportingOverflow(by: Self.bytesPerEntry)
+        shardBudget = count > 0 ? max(1, (overflow ? Int.max : bytes) / count) : 0
         self.maxAgeMilliseconds = maxAgeMilliseconds
     }
 
@@ -125,6 +139,8 @@ final class ViewerHistoryCache: Sendable {
             else { return }
             shard.size -= shard.entries.values[index].size
             shard.entries.values[index].seenEntries = seen
+            shard.entries.values[index].size = Self.cost(
+                subject: subject, history: shard.entries.values[index].history, seen: seen)
             shard.size += shard.entries.values[index].size
             if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
         }
@@ -140,15 +156,17 @@ final class ViewerHistoryCache: Sendable {
             lock.shard.withLock { _ = $0.endLoad(subject, began: began) }
             throw error
         }
+        let size = Self.cost(subject: subject, history: history, seen: nil)
         let revision = lock.shard.withLock { shard -> UInt64? in
             let unchanged = shard.endLoad(subject, began: began)
             guard unchanged, epoch.load(ordering: .acquiring) == startEpoch, listening.load(ordering: .acquiring),
-                history.size <= shardBudget / 2  // else it would crowd out the others
+                size <= shardBudget / 2  // else it would crowd out the others
             else { return nil }
             shard.drop(subject)  // a concurrent load's result, as good as this one
             let use = uses.add(1, ordering: .relaxed).newValue
             let entry = Entry(
-                history: history, loadedAtMilliseconds: nowMilliseconds, lastUse: use, seenEntries: nil, revision: use)
+                history: history, loadedAtMilliseconds: nowMilliseconds, lastUse: use, seenEntries: nil, revision: use,
+                size: size)
             shard.entries[subject] = entry
             shard.size += entry.size
             if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
@@ -206,8 +224,10 @@ final class ViewerHistoryCache: Sendable {
             change(&entry.history)
             entry.seenEntries = nil
             entry.revision = uses.add(1, ordering: .relaxed).newValue
+            entry.size = Self.cost(subject: subject, history: entry.history, seen: nil)
             shard.size += entry.size
             shard.entries[subject] = entry
+            if shard.size > shardBudget { Self.evict(&shard, downTo: shardBudget * 3 / 4) }
         }
     }
 
@@ -224,8 +244,8 @@ final class ViewerHistoryCache: Sendable {
     /// Whether changes are being heard, so histories are held.
     var isListening: Bool { listening.load(ordering: .acquiring) }
 
-    /// The entries held in all.
-    var heldEntries: Int { shards.reduce(0) { sum, lock in sum + lock.shard.withLock { $0.size } } }
+    /// The estimated bytes held in all.
+    var heldBytes: Int { shards.reduce(0) { sum, lock in sum + lock.shard.withLock { $0.size } } }
 
     private func shard(_ subject: String) -> Lock? {
         guard !shards.isEmpty else { return nil }

@@ -5,10 +5,21 @@ import Synchronization
 /// token skips the base64, JSON and HMAC work and only has its times checked (a viewer's app
 /// sends one token for many feed polls). Only tokens that verified are kept, keyed by their
 /// whole text, so nothing unsigned can enter; the key set is fixed for the process's life.
-/// Bounded: a shard that fills up is emptied.
+/// Bounded by an estimate of the bytes held (token text, subject, stream IDs, overhead), not by
+/// a count, so long tokens cannot hold more memory than the budget: a shard that fills up is
+/// emptied.
 final class AuthenticatedTokens: Sendable {
+    /// What a held token costs besides its text, subject and stream IDs: table slot, key,
+    /// claims and the strings' headers.
+    static let bytesPerToken = 160
+
+    private struct Held {
+        var tokens: [Key: JWTVerifier.Authenticated] = [:]
+        var bytes = 0
+    }
+
     private final class Shard: Sendable {
-        let tokens = Mutex<[Key: JWTVerifier.Authenticated]>([:])
+        let held = Mutex(Held())
     }
 
     /// A token with its hash taken once, before any lock: a shard's lock then covers only a
@@ -29,26 +40,41 @@ final class AuthenticatedTokens: Sendable {
     private let shards: [Shard]
     private let perShard: Int
 
-    init(capacity: Int = 8192) {
+    /// `budgetBytes` in all (the default, 8 MiB, holds about 16,000 tokens of 300 bytes).
+    init(budgetBytes: Int = 8 << 20) {
         shards = (0..<8).map { _ in Shard() }
-        perShard = max(1, capacity / 8)
+        perShard = max(1, budgetBytes / 8)
+    }
+
+    /// The estimated bytes of holding `token` with what it authenticated as.
+    static func cost(_ token: String, _ authenticated: JWTVerifier.Authenticated) -> Int {
+        bytesPerToken + token.utf8.count + authenticated.claims.subject.utf8.count
+            + authenticated.claims.streamIds.count * MemoryLayout<Int64>.size
     }
 
     /// `token` authenticated by `verifier`, from here when it was before.
     func authenticate(_ token: String, with verifier: JWTVerifier) -> Result<JWTVerifier.Authenticated, TokenError> {
         let key = Key(token)
         let shard = shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
-        if let known = shard.tokens.withLock({ $0[key] }) { return .success(known) }
+        if let known = shard.held.withLock({ $0.tokens[key] }) { return .success(known) }
         let result = verifier.authenticate(token)
         if case .success(let authenticated) = result {
-            shard.tokens.withLock { tokens in
-                if tokens.count >= perShard { tokens.removeAll(keepingCapacity: true) }
-                tokens[key] = authenticated
+            let cost = Self.cost(token, authenticated)
+            guard cost <= perShard else { return result }
+            shard.held.withLock { held in
+                if held.bytes + cost > perShard {
+                    held.tokens.removeAll(keepingCapacity: true)
+                    held.bytes = 0
+                }
+                if held.tokens.updateValue(authenticated, forKey: key) == nil { held.bytes += cost }
             }
         }
         return result
     }
 
     /// Tokens held (for tests).
-    var count: Int { shards.reduce(0) { $0 + $1.tokens.withLock { $0.count } } }
+    var count: Int { shards.reduce(0) { $0 + $1.held.withLock { $0.tokens.count } } }
+
+    /// The estimated bytes held (for tests).
+    var heldBytes: Int { shards.reduce(0) { $0 + $1.held.withLock { $0.bytes } } }
 }

@@ -20,6 +20,11 @@ struct Authenticator: Sendable {
         case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")
         case .failure(.lifetimeTooLong):
             throw APIError(.unauthenticated, "the token's lifetime (exp - iat) is longer than this server allows")
+        case .failure(.claimTooLarge("sub")):
+            throw APIError(.unauthenticated, "the token's sub is longer than \(JWTVerifier.maxSubjectBytes) bytes")
+        case .failure(.claimTooLarge(let claim)):
+            throw APIError(
+                .unauthenticated, "the token's \(claim) has more than \(JWTVerifier.maxStreamIDs) entries")
         case .failure: throw APIError(.unauthenticated, "the token is not valid")
         }
     }
@@ -32,7 +37,7 @@ struct Authenticator: Sendable {
             let space = bytes[schemeStart...].firstIndex(of: UInt8(ascii: " "))
         else { return nil }
         let rest = bytes.index(after: space)
-        guard rest < bytes.endIndex, HTTPHeaders.sameName(String(header[schemeStart..<space]), "Bearer") else {
+        guard rest < bytes.endIndex, ASCII.equalIgnoringCase(bytes[schemeStart..<space], "Bearer".utf8) else {
             return nil
         }
         return header[rest...].trimmingSpacesAndTabs()

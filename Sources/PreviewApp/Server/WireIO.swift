@@ -35,10 +35,20 @@ enum WireIO {
         return WireFormat.forResponse(accept: request.headers["Accept"], fallback: own)
     }
 
-    /// 406 unless Accept admits JSON or protobuf.
+    /// 406 unless Accept admits JSON or protobuf; 400 when Accept is over the limits
+    /// (`MediaRange.maxRanges` ranges, `MediaRange.maxHeaderBytes` bytes).
     static func requireAcceptableFormat(_ request: HTTPRequest) throws(APIError) {
-        guard acceptableFormat(for: request) == nil else { return }
-        throw APIError(.notAcceptable, "accept application/json or application/x-protobuf", target: "Accept")
+        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"], bodyIsEmpty: true) ?? .json
+        switch WireFormat.negotiate(accept: request.headers["Accept"], fallback: own) {
+        case .format: return
+        case .notAcceptable:
+            throw APIError(.notAcceptable, "accept application/json or application/x-protobuf", target: "Accept")
+        case .tooLarge:
+            throw APIError(
+                .badRequest,
+                "the Accept header lists more than \(WireFormat.maxAcceptRanges) media ranges or is over "
+                    + "\(WireFormat.maxAcceptBytes) bytes", target: "Accept")
+        }
     }
 
     /// The format a response is written in: the acceptable one, JSON when there is none (the

@@ -9,7 +9,7 @@ struct DataDirectory: Sendable {
     let path: String
 
     init(path: String) throws {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let absolute = Self.absolute(path)
         let parent = (absolute as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -38,12 +38,7 @@ struct DataDirectory: Sendable {
     func secret(named name: String) throws -> [UInt8] {
         let file = path + "/" + name
         let what = "\(name) file"
-        let found: [UInt8]?
-        do { found = try SecretFile.readIfPresent(file, what: what) } catch let error as AppError {
-            throw AppError(error.description + "; " + Self.regenerateHint, exitCode: error.exitCode)
-        }
-        if let existing = found {
-            try Self.checkStrength(existing, file: file, what: what)
+        if let existing = try Self.existingSecret(file, what: what) {
             var status = stat()
             if stat(file, &status) == 0 { try Self.makePrivate(file, mode: status.st_mode, wanted: 0o600, what: what) }
             return existing
@@ -57,6 +52,27 @@ struct DataDirectory: Sendable {
         }
         Log.info("secret_created", ["file": file])
         return secret
+    }
+
+    /// The secret `name` of the data folder at `path`, read and checked as `secret(named:)`
+    /// reads it (same limits, strength check, messages and exit codes), for commands that sign
+    /// with the server's secret: nil when it does not exist, and neither the folder nor the
+    /// secret is created (a fresh secret would sign what no server accepts).
+    static func existingSecret(named name: String, in path: String) throws -> [UInt8]? {
+        try existingSecret(absolute(path) + "/" + name, what: "\(name) file")
+    }
+
+    private static func existingSecret(_ file: String, what: String) throws -> [UInt8]? {
+        let found: [UInt8]?
+        do { found = try SecretFile.readIfPresent(file, what: what) } catch let error as AppError {
+            throw AppError(error.description + "; " + regenerateHint, exitCode: error.exitCode)
+        }
+        if let found { try checkStrength(found, file: file, what: what) }
+        return found
+    }
+
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     private static let regenerateHint =

@@ -21,7 +21,8 @@ public struct APIError: Error, Sendable, Equatable {
     /// Stable codes; the raw value is what clients see.
     public enum Code: String, Sendable, CaseIterable {
         case invalidArgument = "invalid_argument"
-        /// The request itself is malformed at the HTTP level (ambiguous body framing).
+        /// The request itself is malformed at the HTTP level (ambiguous body framing, a header
+        /// over this server's limits).
         case badRequest = "bad_request"
         case unauthenticated
         case forbidden

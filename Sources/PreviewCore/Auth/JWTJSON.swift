@@ -1,8 +1,13 @@
 import Foundation
 
 /// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `JSONWriter` (sorted
-/// keys, so the same claims always give the same token) and read by `JSONValue` where the JSON
-/// is plain, by `JSONDecoder` otherwise (so what it accepted and refused stays so).
+/// keys, so the same claims always give the same token) and read by `JSONObjectReader` alone.
+///
+/// A token part is read only when it is plain UTF-8 JSON (no byte-order mark, no UTF-16) whose
+/// objects all have distinct keys, at every depth, with its times plain integers; anything
+/// else is refused, never handed to a more lenient decoder. Two readers that disagree on
+/// `{"alg":"HS256","alg":"none"}` or `"role":"admin","role":"viewer"` are how JWT confusion
+/// attacks start, and an unusual token must not cost a slower path either.
 enum JWTJSON {
     /// The JOSE header (RFC 7515 §4.1).
     struct Header: Codable {
@@ -76,31 +81,37 @@ enum JWTJSON {
         }
     }
 
+    /// `JSONDecoder`'s reading of a token part: the reference the tests hold the reader to (what
+    /// the reader accepts, the decoder reads the same). Never used to verify a token.
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) -> Value? {
         try? JSONDecoder().decode(type, from: Data(bytes))
     }
 
-    /// The header of a token; nil when it is not a JSON object of the header's shape.
-    static func header(_ bytes: [UInt8]) -> Header? {
-        if var object = JSONObjectReader(bytes) {
-            var header = Header(
-                alg: object.optionalString("alg"), kid: object.optionalString("kid"), typ: object.optionalString("typ"))
-            header.hasCritical = object.contains("crit")
-            if !object.failed { return header }
-        }
-        return decode(Header.self, from: bytes)
+    /// The object of a token part, if it is plain UTF-8 JSON with distinct keys at every depth.
+    private static func strictObject(_ bytes: [UInt8]) -> JSONObjectReader? {
+        guard let object = JSONObjectReader(bytes), object.members.allSatisfy({ $0.value.hasDistinctKeys })
+        else { return nil }
+        return object
     }
 
-    /// The claims of a token; nil when they are not a JSON object of the claims' shape.
+    /// The header of a token; nil when it is not a strict JSON object of the header's shape.
+    static func header(_ bytes: [UInt8]) -> Header? {
+        guard var object = strictObject(bytes) else { return nil }
+        var header = Header(
+            alg: object.optionalString("alg"), kid: object.optionalString("kid"), typ: object.optionalString("typ"))
+        header.hasCritical = object.contains("crit")
+        return object.failed ? nil : header
+    }
+
+    /// The claims of a token; nil when they are not a strict JSON object of the claims' shape
+    /// (times that are not plain integers included).
     static func payload(_ bytes: [UInt8]) -> Payload? {
-        if var object = JSONObjectReader(bytes) {
-            let payload = Payload(
-                sub: object.optionalString("sub"), role: object.optionalString("role"),
-                streamIds: streamIDs(object.value("stream_ids"), failed: &object),
-                iat: object.optionalNumber("iat"), exp: object.optionalNumber("exp"), nbf: object.optionalNumber("nbf"))
-            if !object.failed { return payload }
-        }
-        return decode(Payload.self, from: bytes)
+        guard var object = strictObject(bytes) else { return nil }
+        let payload = Payload(
+            sub: object.optionalString("sub"), role: object.optionalString("role"),
+            streamIds: streamIDs(object.value("stream_ids"), failed: &object),
+            iat: object.optionalNumber("iat"), exp: object.optionalNumber("exp"), nbf: object.optionalNumber("nbf"))
+        return object.failed ? nil : payload
     }
 
     /// `stream_ids` as `StreamIDClaim` reads it: valid stream IDs as integers or decimal strings.

@@ -1,11 +1,19 @@
 /// Verifies HS256 bearer tokens (RFC 7519 §7.2 validation, RFC 7518 §3.2 HMAC).
 ///
-/// Order: shape and header first (`alg` must be HS256, no `crit` extension), then the MAC
-/// (compared in constant time), and only then the claims are parsed and the times checked,
-/// so unsigned input never reaches the claims decoder.
+/// Order, kept on purpose: length, shape and header first (`alg` must be HS256, no `crit`
+/// extension), then the MAC (compared in constant time), and only then the claims are parsed,
+/// their sizes capped and the times checked, so unsigned input never reaches the claims
+/// decoder. Header and claims are read by one strict reader (`JWTJSON`): plain UTF-8 JSON with
+/// distinct keys at every depth, or the token is malformed; there is no second, more lenient
+/// decoder that could read the same bytes differently.
 public struct JWTVerifier: Sendable {
     /// Tokens longer than this are refused unparsed.
     public static let maxTokenLength = 8192
+    /// The longest `sub` accepted, in UTF-8 bytes: identity providers' subjects fit (OpenID
+    /// Connect caps `sub` at 255 ASCII characters), and every held viewer and token keeps one.
+    public static let maxSubjectBytes = 255
+    /// The most `stream_ids` accepted: a streamer owns a handful; each held token keeps them all.
+    public static let maxStreamIDs = 1000
     /// The default longest lifetime (`exp - iat`) a token may have: 24 hours.
     public static let defaultMaxLifetime: Int64 = 86400
 
@@ -79,6 +87,8 @@ public struct JWTVerifier: Sendable {
         guard let iat = payload.iat else { return .failure(.missingClaim("iat")) }
         guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
         guard let role = Role(rawValue: roleText) else { return .failure(.invalidRole) }
+        guard sub.utf8.count <= Self.maxSubjectBytes else { return .failure(.claimTooLarge("sub")) }
+        guard streamIds.count <= Self.maxStreamIDs else { return .failure(.claimTooLarge("stream_ids")) }
         let claims = TokenClaims(
             subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp)
         return .success(Authenticated(claims: claims, notBefore: payload.nbf))

@@ -53,4 +53,7 @@ public enum TokenError: Error, Sendable, Equatable {
     case missingClaim(String)
     /// `role` is not one of `Role`'s values.
     case invalidRole
+    /// `sub` is longer than `JWTVerifier.maxSubjectBytes`, or `stream_ids` has more than
+    /// `JWTVerifier.maxStreamIDs` entries (the claim's name).
+    case claimTooLarge(String)
 }

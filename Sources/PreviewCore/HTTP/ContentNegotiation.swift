@@ -10,44 +10,74 @@ public enum WireFormat: Sendable, Equatable {
         }
     }
 
-    static let protobufNames: Set<String> = [
+    static let protobufNames = [
         "application/x-protobuf", "application/protobuf", "application/vnd.google.protobuf",
     ]
 
     /// The format of a request body from its Content-Type; nil when it is neither, and when a
     /// body comes without a Content-Type (nothing says what it is: 415). An empty body without
-    /// one is JSON, so routes without a body need no header.
+    /// one is JSON, so routes without a body need no header. Only the first
+    /// `MediaRange.maxEssenceBytes` bytes are looked at: a longer type is none of ours.
     public static func ofRequestBody(contentType: String?, bodyIsEmpty: Bool) -> WireFormat? {
         guard let contentType else { return bodyIsEmpty ? .json : nil }
         // The exact names apps send, without parsing: every API request asks this once or twice.
         if contentType == "application/json" { return .json }
         if contentType == "application/x-protobuf" { return .protobuf }
-        let essence = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
-            .trimmingSpacesAndTabs().lowercased()
-        if essence == "application/json" { return .json }
-        if protobufNames.contains(essence) { return .protobuf }
-        return nil
+        let bytes = contentType.utf8.prefix(MediaRange.maxEssenceBytes + 1)
+        let essence = bytes.prefix { $0 != UInt8(ascii: ";") }
+        guard essence.count <= MediaRange.maxEssenceBytes else { return nil }
+        switch MediaRange.Kind(essence: ASCII.trimmingBlanks(essence)) {
+        case .json?: return .json
+        case .protobuf?: return .protobuf
+        default: return nil
+        }
     }
 
-    /// The response format from `Accept` (RFC 9110 §12.5.1), or nil when it admits neither
-    /// format (406). Each format takes the weight (`q`, default 1) of the most specific range
-    /// that matches it: its own name, then `application/*`, then `*/*`; `q=0` excludes it. The
-    /// heavier format wins; on a tie, the one named by its own type, then the one named first,
-    /// then `fallback` (the request's own format). No or an empty `Accept` is `fallback`.
-    public static func forResponse(accept: String?, fallback: WireFormat) -> WireFormat? {
-        guard let accept, !accept.trimmingSpacesAndTabs().isEmpty else { return fallback }
-        let ranges = MediaRange.parseList(accept)
+    /// The most media ranges an `Accept` may list (more is `Negotiation.tooLarge`).
+    public static var maxAcceptRanges: Int { MediaRange.maxRanges }
+    /// The most bytes an `Accept` may have (more is `Negotiation.tooLarge`).
+    public static var maxAcceptBytes: Int { MediaRange.maxHeaderBytes }
+
+    /// What `Accept` asks for (RFC 9110 §12.5.1).
+    public enum Negotiation: Sendable, Equatable {
+        case format(WireFormat)
+        /// Accept admits neither format (406).
+        case notAcceptable
+        /// Accept lists more than `MediaRange.maxRanges` ranges or is longer than
+        /// `MediaRange.maxHeaderBytes` (400): no client needs that, and each range costs work.
+        case tooLarge
+    }
+
+    /// The response format from `Accept` (RFC 9110 §12.5.1). Each format takes the weight (`q`,
+    /// default 1) of the most specific range that matches it: its own name, then
+    /// `application/*`, then `*/*`; `q=0` excludes it. The heavier format wins; on a tie, the one
+    /// named by its own type, then the one named first, then `fallback` (the request's own
+    /// format). No or an empty `Accept` is `fallback`. The header is read once, byte by byte,
+    /// at most `MediaRange.maxRanges` ranges and `MediaRange.maxHeaderBytes` bytes of it.
+    public static func negotiate(accept: String?, fallback: WireFormat) -> Negotiation {
+        guard let accept else { return .format(fallback) }
+        guard let ranges = MediaRange.parseList(accept) else { return .tooLarge }
+        guard !ranges.isEmpty || !ASCII.trimmingBlanks(accept.utf8[...]).isEmpty else { return .format(fallback) }
         let json = weight(of: .json, in: ranges)
         let protobuf = weight(of: .protobuf, in: ranges)
         let admitted = [json, protobuf].compactMap { $0 }.filter { $0.quality > 0 }
-        guard !admitted.isEmpty else { return nil }
         let best = admitted.max { a, b in
             if a.quality != b.quality { return a.quality < b.quality }
             if a.specificity != b.specificity { return a.specificity < b.specificity }
             if a.specificity == 2, a.position != b.position { return a.position > b.position }
             return a.format != fallback && b.format == fallback
         }
-        return best?.format
+        return best.map { .format($0.format) } ?? .notAcceptable
+    }
+
+    /// `negotiate`'s format, nil when Accept admits neither format (406); an Accept over the
+    /// limits gives `fallback` (the format of the 400 that refuses it).
+    public static func forResponse(accept: String?, fallback: WireFormat) -> WireFormat? {
+        switch negotiate(accept: accept, fallback: fallback) {
+        case .format(let format): return format
+        case .notAcceptable: return nil
+        case .tooLarge: return fallback
+        }
     }
 
     /// How much `Accept` wants `format`, from the most specific range that names it.
@@ -61,18 +91,14 @@ public enum WireFormat: Sendable, Equatable {
     }
 
     private static func weight(of format: WireFormat, in ranges: [MediaRange]) -> Weight? {
-        let names: Set<String> = format == .json ? ["application/json"] : protobufNames
         var best: Weight?
         for (position, range) in ranges.enumerated() {
             let specificity: Int
-            if names.contains(range.type + "/" + range.subtype) {
-                specificity = 2
-            } else if range.type == "application" && range.subtype == "*" {
-                specificity = 1
-            } else if range.type == "*" && range.subtype == "*" {
-                specificity = 0
-            } else {
-                continue
+            switch range.kind {
+            case .json where format == .json, .protobuf where format == .protobuf: specificity = 2
+            case .applicationAny: specificity = 1
+            case .any: specificity = 0
+            default: continue
             }
             if let current = best, current.specificity >= specificity { continue }
             best = Weight(format: format, quality: range.quality, specificity: specificity, position: position)
@@ -81,43 +107,113 @@ public enum WireFormat: Sendable, Equatable {
     }
 }
 
-/// One `media-range [; q=weight]` of an `Accept` header (RFC 9110 §12.5.1), lower-cased.
+/// One `media-range [; q=weight]` of an `Accept` header (RFC 9110 §12.5.1), reduced to what
+/// the formats need: which of our names it is, and its weight.
 struct MediaRange: Equatable {
-    var type: String
-    var subtype: String
+    /// Ranges an `Accept` may list; a header with more is refused (`WireFormat.Negotiation.tooLarge`).
+    static let maxRanges = 32
+    /// Bytes an `Accept` may have (a browser's is under 300).
+    static let maxHeaderBytes = 2048
+    /// The longest `type/subtype` looked at; longer is none of ours.
+    static let maxEssenceBytes = 128
+
+    enum Kind: Equatable {
+        case json
+        case protobuf
+        /// `application/*`
+        case applicationAny
+        /// `*/*`
+        case any
+        /// A valid `type/subtype` that is none of the above.
+        case other
+
+        /// The kind of a `type/subtype`, compared without case and without a lowered copy; nil
+        /// when it is not two tokens around a slash.
+        init?(essence: Substring.UTF8View) {
+            guard let slash = essence.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            let type = essence[..<slash]
+            let subtype = essence[essence.index(after: slash)...]
+            guard !type.isEmpty, !subtype.isEmpty, type.allSatisfy(HTTPToken.isTokenByte),
+                subtype.allSatisfy(HTTPToken.isTokenByte)
+            else { return nil }
+            if ASCII.equalIgnoringCase(essence, "application/json".utf8) {
+                self = .json
+            } else if WireFormat.protobufNames.contains(where: { ASCII.equalIgnoringCase(essence, $0.utf8) }) {
+                self = .protobuf
+            } else if subtype.elementsEqual("*".utf8) {
+                if type.elementsEqual("*".utf8) {
+                    self = .any
+                } else {
+                    self = ASCII.equalIgnoringCase(type, "application".utf8) ? .applicationAny : .other
+                }
+            } else {
+                self = .other
+            }
+        }
+    }
+
+    var kind: Kind
     /// 0 to 1; 1 when absent. A malformed weight makes the range count as `q=0`.
     var quality: Double
 
-    static func parseList(_ header: String) -> [MediaRange] {
-        header.split(separator: ",").compactMap { item in
-            let parts = item.split(separator: ";").map { $0.trimmingSpacesAndTabs().lowercased() }
-            guard let essence = parts.first, let slash = essence.firstIndex(of: "/") else { return nil }
-            var range = MediaRange(
-                type: String(essence[..<slash]), subtype: String(essence[essence.index(after: slash)...]), quality: 1)
-            guard HTTPToken.isToken(range.type), HTTPToken.isToken(range.subtype) else { return nil }
-            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                let value = Double(parameter.dropFirst(2)) ?? -1
-                range.quality = (0...1).contains(value) ? value : 0
-            }
-            return range
+    /// The ranges of `header` in order, those that are not `type/subtype` left out; nil when it
+    /// has more than `maxRanges` list elements or more than `maxHeaderBytes` bytes. Work is
+    /// linear in the bytes looked at, which are at most `maxHeaderBytes`.
+    static func parseList(_ header: String) -> [MediaRange]? {
+        let bytes = header.utf8[...]
+        guard bytes.count <= maxHeaderBytes else { return nil }
+        let elements = bytes.split(
+            separator: UInt8(ascii: ","), maxSplits: maxRanges, omittingEmptySubsequences: false)
+        guard elements.count <= maxRanges else { return nil }
+        return elements.compactMap(parse)
+    }
+
+    /// One element: `type/subtype *( OWS ";" OWS parameter )`.
+    static func parse(_ element: Substring.UTF8View) -> MediaRange? {
+        var parts = element.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)[...]
+        guard let first = parts.popFirst(), let kind = Kind(essence: ASCII.trimmingBlanks(first)) else { return nil }
+        var range = MediaRange(kind: kind, quality: 1)
+        for part in parts {
+            let parameter = ASCII.trimmingBlanks(part)
+            guard parameter.count >= 2, parameter.first.map({ $0 | 0x20 }) == UInt8(ascii: "q"),
+                parameter.dropFirst().first == UInt8(ascii: "=")
+            else { continue }
+            range.quality = qvalue(parameter.dropFirst(2))
         }
+        return range
+    }
+
+    /// `qvalue` (RFC 9110 §12.4.2) as a number in 0...1; 0 for anything malformed or out of range.
+    private static func qvalue(_ text: Substring.UTF8View) -> Double {
+        guard text.count <= 8, let value = Double(String(decoding: text, as: UTF8.self)), (0...1).contains(value)
+        else { return 0 }
+        return value
     }
 }
 
 /// Entity tags for conditional GETs (RFC 9110 §8.8.3, §13.1.2).
 public enum EntityTag {
+    /// Tags an `If-None-Match` may list; one with more is treated as absent (the full answer
+    /// is always a correct one), so a long list costs no more than this many comparisons.
+    public static let maxTags = 32
+    /// Bytes an `If-None-Match` may have; a longer one is treated as absent.
+    public static let maxHeaderBytes = 4096
+
     /// Whether an `If-None-Match` value matches `etag` (weak comparison, `*` matches all).
+    /// Compared byte by byte in the header, without copies.
     public static func ifNoneMatch(_ header: String?, matches etag: String) -> Bool {
-        guard let header else { return false }
-        let bare = strip(etag)
-        for candidate in header.split(separator: ",") {
-            let tag = String(candidate).trimmingSpacesAndTabs()
-            if tag == "*" || strip(tag) == bare { return true }
+        guard let header, header.utf8.count <= maxHeaderBytes else { return false }
+        let bare = strip(etag.utf8[...])
+        let tags = header.utf8[...].split(
+            separator: UInt8(ascii: ","), maxSplits: maxTags, omittingEmptySubsequences: false)
+        guard tags.count <= maxTags else { return false }
+        return tags.contains { candidate in
+            let tag = ASCII.trimmingBlanks(candidate)
+            return tag.elementsEqual("*".utf8) || strip(tag).elementsEqual(bare)
         }
-        return false
     }
 
-    private static func strip(_ tag: String) -> String {
-        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+    private static func strip(_ tag: Substring.UTF8View) -> Substring.UTF8View {
+        tag.starts(with: "W/".utf8) ? tag.dropFirst(2) : tag
     }
 }

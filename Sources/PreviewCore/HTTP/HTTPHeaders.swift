@@ -33,15 +33,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Whether two field names (tokens, so ASCII) are equal with ASCII letters folded: no
     /// lowercased copies on a path every request takes several times.
     public static func sameName(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var other = b.utf8.makeIterator()
-        for x in a.utf8 {
-            guard let y = other.next() else { return false }
-            if x != y, x | 0x20 != y | 0x20 || !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20) {
-                return false
-            }
-        }
-        return true
+        ASCII.equalIgnoringCase(a.utf8, b.utf8)
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

@@ -1,12 +1,13 @@
-/// A JSON document read by `JSONValue.parse`: the fast path of `WireJSON.decode` and of the
-/// JWT parts.
+/// A JSON document read by `JSONValue.parse`: the fast path of `WireJSON.decode`, and the only
+/// reader of the JWT parts.
 ///
 /// The parser accepts only plain RFC 8259 JSON and answers nil for anything else, and the
-/// callers answer nil for anything but the expected shape, so `JSONDecoder` (the reference
-/// implementation) decides every unusual input: syntax errors, a byte-order mark or UTF-16
-/// text, raw control characters in strings, lone surrogates, duplicate keys, numbers that
-/// are not plain integers, wrong types, deep nesting. Its answer, and so its error, is then
-/// exactly what it always was.
+/// callers answer nil for anything but the expected shape. For request bodies `JSONDecoder`
+/// (the reference implementation) then decides every unusual input: syntax errors, a
+/// byte-order mark or UTF-16 text, raw control characters in strings, lone surrogates,
+/// duplicate keys, numbers that are not plain integers, wrong types, deep nesting; its answer,
+/// and so its error, is exactly what it always was. Token parts have no such hand-over: what
+/// this parser refuses, the token verifier refuses (`JWTJSON`).
 enum JSONValue: Equatable {
     /// Members in document order.
     case object([Member])
@@ -44,6 +45,17 @@ enum JSONValue: Equatable {
             for member in members where !seen.insert(member.key).inserted { return nil }
         }
         return members
+    }
+
+    /// Whether every object in this value, at any depth, has keys that are all different.
+    var hasDistinctKeys: Bool {
+        switch self {
+        case .object:
+            guard let members = uniqueMembers else { return false }
+            return members.allSatisfy { $0.value.hasDistinctKeys }
+        case .array(let elements): return elements.allSatisfy { $0.hasDistinctKeys }
+        case .string, .number, .bool, .null: return true
+        }
     }
 }
 

@@ -1,0 +1,24 @@
+/// Byte-level text helpers for ASCII protocol text (HTTP header names and values), working on
+/// the UTF-8 bytes in place: no lowered or trimmed copies on paths every request takes.
+public enum ASCII {
+    /// Whether `a` and `b` are the same bytes with ASCII letters folded (`Bearer` = `bearer`).
+    public static func equalIgnoringCase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            guard x | 0x20 == y | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20) else { return false }
+        }
+        return true
+    }
+
+    /// `bytes` without leading and trailing spaces and tabs (HTTP's `OWS`, RFC 9110 §5.6.3).
+    public static func trimmingBlanks(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        var bytes = bytes
+        while let first = bytes.first, isBlank(first) { bytes.removeFirst() }
+        while let last = bytes.last, isBlank(last) { bytes.removeLast() }
+        return bytes
+    }
+
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+}
