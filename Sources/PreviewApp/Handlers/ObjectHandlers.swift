@@ -11,10 +11,11 @@ struct ObjectHandlers: Sendable {
     let maxObjectBytes: Int64
     let nowSeconds: @Sendable () -> Int64
 
-    /// Decides a PUT from its head alone: a `Content-Length` (411 without one), the signature,
-    /// method and expiry (403), the length against the signed `content-length` and the URL's
-    /// signed maximum (413), and that the key is still free (409 `object_exists`). Returns the
-    /// upload the body streams into, stored with the content type the URL signed.
+    /// Decides a PUT from its head alone: a `Content-Length` (411 without one, 400 for 0), the
+    /// signature, method and expiry (403), the length against the signed `content-length` and
+    /// the URL's signed maximum (413), that the key is still free (409 `object_exists`) and that
+    /// no other PUT of it is streaming (409 `upload_in_progress`). Returns the upload the body
+    /// streams into, stored with the content type the URL signed.
     func admitPut(_ head: HTTPRequestHead) throws -> LocalObjectUpload {
         guard let lengthText = head.headers["Content-Length"] else {
             throw APIError(
@@ -24,6 +25,9 @@ struct ObjectHandlers: Sendable {
         guard !lengthText.isEmpty, lengthText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let length = Int64(lengthText)
         else { throw APIError.invalid("Content-Length", "Content-Length must be a decimal number of bytes") }
+        guard length > 0 else {
+            throw APIError.invalid("Content-Length", "an object has at least one byte; this PUT declares none")
+        }
         let info = try verifiedUpload(head, length: length)
         guard let maxText = info.extraQuery.last(where: { $0.name == LocalObjectStore.maxBytesParameter })?.value,
             let max = Int64(maxText)
@@ -32,9 +36,17 @@ struct ObjectHandlers: Sendable {
             throw APIError(.payloadTooLarge, "the object is \(length) bytes; this URL allows \(max)")
         }
         let key = try key(of: info.path)
-        guard try !store.exists(key: key) else { throw Self.alreadyStored }
-        return try store.beginUpload(
-            key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream")
+        do {
+            return try store.beginUpload(
+                key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream"
+            )
+        } catch LocalObjectStore.UploadConflict.stored {
+            throw Self.alreadyStored
+        } catch LocalObjectStore.UploadConflict.inProgress {
+            throw APIError(
+                .uploadInProgress,
+                "another upload of this object is in progress; objects are written once (wait for it, then commit)")
+        }
     }
 
     /// Publishes a PUT whose whole body has streamed into the upload `admitPut` returned.

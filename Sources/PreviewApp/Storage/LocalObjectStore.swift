@@ -23,6 +23,10 @@ final class LocalObjectStore: ObjectStorage {
     private let signedURLs: SignedURLCache
     /// Where inspect, read and delete are timed and their failures counted, when metrics are on.
     let metrics: CallMetrics?
+    /// Keys with a PUT streaming now: one upload per key at a time, so a URL shared by many
+    /// clients costs one body's disk and sync, not one per client. A key leaves the set when
+    /// its upload ends in any way (published, refused, cut short, client gone).
+    private let uploading = Mutex(Set<String>())
 
     /// `removePartialUploads`: for the process that serves the store (`serve`), which owns its
     /// uploads in progress; never for another process on the same folder (`sweep`), whose
@@ -111,13 +115,37 @@ final class LocalObjectStore: ObjectStorage {
         throw StorageError("cannot stat \(path): \(String(cString: strerror(errno)))")
     }
 
+    /// Why `beginUpload` refused a key.
+    enum UploadConflict: Error, Equatable {
+        /// The object is stored already (objects are written once).
+        case stored
+        /// Another upload of the key is streaming now.
+        case inProgress
+    }
+
     /// Starts writing `key`: the body of `length` bytes streams into the returned upload, which
-    /// publishes it with the content type given (the one the URL signed).
+    /// publishes it with the content type given (the one the URL signed). Throws
+    /// `UploadConflict` when the key is taken or another upload of it is under way; the key is
+    /// claimed first and checked second, so an upload that publishes between the two is seen.
     func beginUpload(key: String, length: Int64, contentType: String) throws -> LocalObjectUpload {
         guard let path = dataPath(key) else { throw StorageError("unsafe object key") }
-        return try LocalObjectUpload(
-            temporaryFolder: "\(root)/tmp", dataPath: path, metaPath: metaPath(key), length: length,
-            contentType: contentType)
+        guard uploading.withLock({ $0.insert(key).inserted }) else { throw UploadConflict.inProgress }
+        do {
+            guard try !exists(key: key) else { throw UploadConflict.stored }
+            return try LocalObjectUpload(
+                temporaryFolder: "\(root)/tmp", dataPath: path, metaPath: metaPath(key), length: length,
+                contentType: contentType, onFinish: { [self] in release(key) })
+        } catch {
+            release(key)
+            throw error
+        }
+    }
+
+    /// Whether an upload of `key` is streaming now.
+    func isUploading(_ key: String) -> Bool { uploading.withLock { $0.contains(key) } }
+
+    private func release(_ key: String) {
+        _ = uploading.withLock { $0.remove(key) }
     }
 
     /// Stores a whole object at once through the same write-once path as a PUT; throws if the
@@ -127,7 +155,7 @@ final class LocalObjectStore: ObjectStorage {
         guard bytes.withUnsafeBytes({ upload.write($0) }) else { throw StorageError("cannot write \(key)") }
         switch try upload.publish() {
         case .stored: return
-        case .alreadyStored: throw StorageError("\(key) is already stored")
+        case .alreadyStored: throw UploadConflict.stored
         case .incomplete(let received): throw StorageError("\(key): \(received) of \(bytes.count) bytes written")
         }
     }

@@ -33,6 +33,9 @@ public struct APIError: Error, Sendable, Equatable {
         /// The object is already stored: the local store writes each object once (as S3 answers
         /// 412 to `If-None-Match: *`). A client that lost the answer to its PUT can go on to commit.
         case objectExists = "object_exists"
+        /// Another PUT to the same object URL is still streaming its body: one upload per key at
+        /// a time, decided on the head (the local store).
+        case uploadInProgress = "upload_in_progress"
         /// An object PUT without `Content-Length` (for example chunked): its size must be known
         /// before the body is read.
         case lengthRequired = "length_required"
@@ -61,7 +64,7 @@ public struct APIError: Error, Sendable, Equatable {
             case .notFound, .streamNotLive: return 404
             case .methodNotAllowed: return 405
             case .notAcceptable: return 406
-            case .uploadNotFound, .objectMissing, .objectExists: return 409
+            case .uploadNotFound, .objectMissing, .objectExists, .uploadInProgress: return 409
             case .lengthRequired: return 411
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
