@@ -25,10 +25,10 @@ struct ObjectHandlers: Sendable {
         guard !lengthText.isEmpty, lengthText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let length = Int64(lengthText)
         else { throw APIError.invalid("Content-Length", "Content-Length must be a decimal number of bytes") }
+        let info = try verifiedUpload(head, length: length)
         guard length > 0 else {
             throw APIError.invalid("Content-Length", "an object has at least one byte; this PUT declares none")
         }
-        let info = try verifiedUpload(head, length: length)
         guard let maxText = info.extraQuery.last(where: { $0.name == LocalObjectStore.maxBytesParameter })?.value,
             let max = Int64(maxText)
         else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
