@@ -9,12 +9,15 @@ import PreviewCore
 struct ObjectHandlers: Sendable {
     let store: LocalObjectStore
     let maxObjectBytes: Int64
+    /// Refuses PUTs that would leave the disk under its free-space floor; nil: no floor.
+    let diskFloor: FreeDiskFloor?
     let nowSeconds: @Sendable () -> Int64
 
     /// Decides a PUT from its head alone: a `Content-Length` (411 without one, 400 for 0), the
     /// signature, method and expiry (403), the length against the signed `content-length` and
-    /// the URL's signed maximum (413), that the key is still free (409 `object_exists`) and that
-    /// no other PUT of it is streaming (409 `upload_in_progress`). Returns the upload the body
+    /// the URL's signed maximum (413), that the disk keeps its free-space floor after it (503
+    /// `insufficient_storage`), that the key is still free (409 `object_exists`) and that no
+    /// other PUT of it is streaming (409 `upload_in_progress`). Returns the upload the body
     /// streams into, stored with the content type the URL signed.
     func admitPut(_ head: HTTPRequestHead) throws -> LocalObjectUpload {
         guard let lengthText = head.headers["Content-Length"] else {
@@ -36,6 +39,11 @@ struct ObjectHandlers: Sendable {
             throw APIError(.payloadTooLarge, "the object is \(length) bytes; this URL allows \(max)")
         }
         let key = try key(of: info.path)
+        if let shortfall = diskFloor?.shortfall(adding: length) {
+            Log.warn("upload_refused_disk_low", ["key": key, "reason": shortfall])
+            throw APIError(
+                .insufficientStorage, "the object store is low on disk space; retry later", retryAfter: 30)
+        }
         do {
             return try store.beginUpload(
                 key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream"

@@ -50,11 +50,16 @@ public struct APIError: Error, Sendable, Equatable {
         /// The stream already has the configured number of uploads issued and neither committed
         /// nor past their commit deadline (`--max-pending-uploads`).
         case tooManyPendingUploads = "too_many_pending_uploads"
+        /// The stream's or the token subject's objects already hold the configured bytes
+        /// (`--max-retained-bytes-per-stream`, `--max-retained-bytes-per-subject`).
+        case storageQuotaExceeded = "storage_quota_exceeded"
         case signatureInvalid = "signature_invalid"
         case urlExpired = "url_expired"
         case streamNotLive = "stream_not_live"
         case internalError = "internal"
         case unavailable
+        /// The disk under the local store has less free space than `--min-free-disk-bytes`.
+        case insufficientStorage = "insufficient_storage"
 
         public var status: Int {
             switch self {
@@ -70,9 +75,9 @@ public struct APIError: Error, Sendable, Equatable {
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
             case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
-            case .tooManyPendingUploads: return 429
+            case .tooManyPendingUploads, .storageQuotaExceeded: return 429
             case .internalError: return 500
-            case .unavailable: return 503
+            case .unavailable, .insufficientStorage: return 503
             }
         }
     }
