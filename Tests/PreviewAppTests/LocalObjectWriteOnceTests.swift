@@ -177,7 +177,7 @@ import Testing
         let app = try AppHarness()
         let unsigned = try putURL(app, headers: [], maxBytes: 100)
         #expect(put(app, unsigned, body: [1, 2, 3], headers: [("Content-Type", "text/html")]).status == 200)
-        #expect(app.local.storedContentType(key) == "application/octet-stream")
+        #expect(try app.local.storedContentType(key) == "application/octet-stream")
         let get = app.send(
             "GET", try app.pathAndQuery(app.local.downloadURL(key: key, now: app.now)), headers: [Self.host])
         #expect(get.status == 200)

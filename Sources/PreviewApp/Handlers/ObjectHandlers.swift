@@ -50,6 +50,8 @@ struct ObjectHandlers: Sendable {
             )
         } catch LocalObjectStore.UploadConflict.stored {
             throw Self.alreadyStored
+        } catch LocalObjectStore.UploadConflict.unusable(let reason) {
+            throw APIError.invalid("key", reason)
         } catch LocalObjectStore.UploadConflict.inProgress {
             throw APIError(
                 .uploadInProgress,
@@ -79,7 +81,7 @@ struct ObjectHandlers: Sendable {
             throw APIError(.notFound, "no such object")
         }
         var headers = HTTPHeaders()
-        headers.add("Content-Type", store.storedContentType(key) ?? "application/octet-stream")
+        headers.add("Content-Type", try store.storedContentType(key) ?? "application/octet-stream")
         headers.add("Accept-Ranges", "bytes")
         headers.add("Cache-Control", "private, max-age=\(store.grid.lifetime - store.grid.window)")
         switch ByteRange.resolve(request.headers["Range"], length: size) {
@@ -97,9 +99,12 @@ struct ObjectHandlers: Sendable {
 
     /// Deletes an object with a URL signed for DELETE (as S3 does; deleting a missing object is
     /// 204 too). The service itself deletes local objects directly; this serves other clients
-    /// of the store, such as the object client's tests.
+    /// of the store, such as the object client's tests. A key that can name no object (a
+    /// folder of others, a name too long) is 204 as well.
     func delete(_ request: HTTPRequest) throws -> HTTPResponse {
-        try store.delete(key: try key(of: try verified(Self.head(of: request), as: "DELETE").path))
+        let key = try key(of: try verified(Self.head(of: request), as: "DELETE").path)
+        // A key naming a folder of other objects names no object: nothing to delete.
+        if !store.namesFolder(key) { try store.delete(key: key) }
         return HTTPResponse(status: 204)
     }
 
