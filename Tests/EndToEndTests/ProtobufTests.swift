@@ -95,19 +95,18 @@ struct ProtobufTests {
 
         let movie = TestMedia.mp4(size: 7777)
         #expect(try api.put(issued.movieBodyUrl, headers: issued.movieHeaders, body: movie).status == 200)
-        // An empty thumbnail is stored, but commit measures it and refuses.
-        #expect(try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: []).status == 200)
+        // An empty thumbnail is refused on its PUT's head, so commit finds no thumbnail.
+        expectError(
+            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: []), status: 400,
+            code: "invalid_argument", target: "Content-Length")
         let refused = try api.send(
             "POST", "/api/preview/commit", headers: [("Content-Type", Self.protobuf)],
             body: StreamPreviewCommitRequest(streamId: 42, uploadId: issued.uploadId).protobufBytes(), token: token)
-        expectError(refused, status: 422, code: "object_size_mismatch", target: "thumbnail", protobuf: true)
+        expectError(refused, status: 409, code: "object_missing", target: "thumbnail", protobuf: true)
         #expect(try api.feedItems().isEmpty)
 
-        // Objects are written once: the stored empty thumbnail stays, and the client starts a new upload.
+        // The client starts a new upload.
         let thumbnail = TestMedia.jpeg(size: 333)
-        expectError(
-            try api.put(issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, body: thumbnail), status: 409,
-            code: "object_exists")
         let again = try api.send(
             "POST", "/api/preview/post", headers: [("Content-Type", Self.protobuf)], body: [0x08, 42], token: token)
         try #require(again.status == 200, "\(again.text)")

@@ -159,13 +159,18 @@ struct ValidationErrorTests {
             try api.commit(streamId: 42, uploadId: mislabelled.uploadId, token: token), status: 422,
             code: "object_content_mismatch", target: "thumbnail")
 
-        // No declared sizes: an empty clip is stored, and commit refuses its size.
+        // No declared sizes: an empty clip is refused on its PUT's head, so commit finds no clip.
         let posted = try api.postJSON("/api/preview/post", #"{"streamId":"42"}"#, token: token)
         let undeclared = try posted.json(StreamPreviewPostResponse.self)
-        try api.putBoth(undeclared, movie: [], thumbnail: thumbnail)
         expectError(
-            try api.commit(streamId: 42, uploadId: undeclared.uploadId, token: token), status: 422,
-            code: "object_size_mismatch", target: "movie")
+            try api.put(undeclared.movieBodyUrl, headers: undeclared.movieHeaders, body: []), status: 400,
+            code: "invalid_argument", target: "Content-Length")
+        #expect(
+            try api.put(undeclared.movieThumbnailBodyUrl, headers: undeclared.thumbnailHeaders, body: thumbnail).status
+                == 200)
+        expectError(
+            try api.commit(streamId: 42, uploadId: undeclared.uploadId, token: token), status: 409,
+            code: "object_missing", target: "movie")
 
         #expect(try api.feedItems().isEmpty, "no refused commit published anything")
         expectError(try api.send("POST", "/api/streams/42/like", token: token), status: 404, code: "stream_not_live")

@@ -78,6 +78,51 @@ struct WriteOnceTests {
         #expect(try upload.api.send("GET", item.movieUrl).body == upload.movie)
     }
 
+    @Test(
+        "A second PUT while one streams is 409 upload_in_progress on its head; once the first client is gone the URL takes a PUT"
+    )
+    func concurrentPutIsRefusedOnItsHead() throws {
+        let upload = try IssuedUpload()
+        let target = try RawHTTPTarget(upload.issued.movieBodyUrl)
+        let headers = upload.issued.movieHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        do {
+            let connection = try RawHTTPConnection(target)
+            try connection.send(target.head("PUT", headers + [("Expect", "100-continue")]))
+            try #require(try connection.readResponse().status == 100, "the first PUT is admitted")
+            try connection.send(Array(upload.movie.prefix(10)))
+            let second = try RawHTTPConnection(target)
+            try second.send(target.head("PUT", headers + [("Expect", "100-continue")]))
+            let refused = try second.readResponse()
+            #expect(refused.status == 409, "refused on the head, before 100 Continue")
+            #expect(try ErrorResponse(json: refused.body).code == "upload_in_progress")
+        }  // the first client goes away with its body unfinished
+        var last = 0
+        #expect(
+            eventually(within: 20) {
+                last =
+                    (try? upload.api.put(
+                        upload.issued.movieBodyUrl, headers: upload.issued.movieHeaders, body: upload.movie
+                    ).status) ?? 0
+                return last == 200
+            }, "a PUT after the first client left: \(last)")
+        #expect(try storedObject(upload.service, url: upload.issued.movieBodyUrl) == upload.movie)
+    }
+
+    @Test("A PUT of 0 bytes is refused with 400 on its head and stores nothing")
+    func emptyPutIsRefused() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let result = try service.run(
+            [
+                "presign", "--storage", "local", "--endpoint", service.baseURL, "--data-dir", service.dataDirectory,
+                "--method", "PUT", "--key", "previews/5/empty/movie.mp4", "--query", "x-sp-max-bytes=100",
+            ])
+        try #require(result.status == 0, "presign: \(result.stderr)")
+        let url = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        expectError(try api.put(url, headers: [:], body: []), status: 400, code: "invalid_argument")
+        #expect(try storedObject(service, url: url) == nil)
+    }
+
     @Test("A bad signature with Expect: 100-continue and 10 MiB declared is answered 403 at once and closed")
     func badSignatureIsAnsweredOnTheHead() throws {
         let upload = try IssuedUpload()

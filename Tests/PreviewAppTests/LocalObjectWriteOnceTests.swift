@@ -67,25 +67,46 @@ import Testing
         #expect(try temporaryFiles(app) == [])
     }
 
-    @Test func whenTwoPutsRaceTheFirstToPublishWinsAndTheOtherIsRefused() throws {
+    @Test func aSecondPutWhileOneStreamsIsRefusedOnItsHeadUntilTheFirstEnds() throws {
         let app = try AppHarness()
         let url = try app.pathAndQuery(
             app.local.sign(
                 method: "PUT", key: key, headers: [], query: [(LocalObjectStore.maxBytesParameter, "10")],
                 signingTime: app.now, expiresIn: 60))
         let head = head(url, [("Content-Length", "3")])
-        // Both heads are admitted while the key is free; their bodies stream side by side.
-        let winner = try streamed(app, head)
-        let loser = try streamed(app, head)
-        #expect([UInt8]([1, 2, 3]).withUnsafeBytes { winner.write($0) })
-        #expect([UInt8]([7, 7, 7]).withUnsafeBytes { loser.write($0) })
+        let first = try streamed(app, head)
+        #expect([UInt8]([1, 2]).withUnsafeBytes { first.write($0) })
+        let second = try refused(app, head)
+        #expect(second.status == 409 && second.errorCode == "upload_in_progress", "\(second.text)")
+        #expect(try temporaryFiles(app).count == 1, "the refused PUT got no temporary file")
+        first.abandon()  // the client went away: the key takes a PUT again
+        #expect(!app.local.isUploading(key))
+        let retry = try streamed(app, head)
+        #expect([UInt8]([1, 2, 3]).withUnsafeBytes { retry.write($0) })
         var request = HTTPRequest(method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers)
-        request.bodySink = winner
+        request.bodySink = retry
         #expect(app.router.respond(to: request).status == 200)
-        request.bodySink = loser
-        let refused = app.router.respond(to: request)
-        #expect(refused.status == 409 && refused.errorCode == "object_exists", "\(refused.text)")
+        #expect(!app.local.isUploading(key), "publishing releases the key too")
+        let after = try refused(app, head)
+        #expect(after.status == 409 && after.errorCode == "object_exists", "\(after.text)")
         #expect(try app.local.read(key: key, offset: 0, length: 10) == [1, 2, 3])
+        #expect(try temporaryFiles(app) == [])
+    }
+
+    @Test func aRefusedBodyReleasesTheKey() throws {
+        let app = try AppHarness()
+        let url = try putURL(app, headers: [], maxBytes: 10)
+        let upload = try streamed(app, head(url, [("Content-Length", "2")]))
+        #expect(![UInt8]([1, 2, 3]).withUnsafeBytes { upload.write($0) })
+        #expect(!app.local.isUploading(key))
+    }
+
+    @Test func aZeroBytePutIsRefusedOnItsHead() throws {
+        let app = try AppHarness()
+        let url = try putURL(app, headers: [], maxBytes: 10)
+        let response = try refused(app, head(url, [("Content-Length", "0")]))
+        #expect(response.status == 400 && response.errorCode == "invalid_argument", "\(response.text)")
+        #expect(try !app.local.exists(key: key))
         #expect(try temporaryFiles(app) == [])
     }
 
@@ -156,7 +177,7 @@ import Testing
         let app = try AppHarness()
         let unsigned = try putURL(app, headers: [], maxBytes: 100)
         #expect(put(app, unsigned, body: [1, 2, 3], headers: [("Content-Type", "text/html")]).status == 200)
-        #expect(app.local.storedContentType(key) == "application/octet-stream")
+        #expect(try app.local.storedContentType(key) == "application/octet-stream")
         let get = app.send(
             "GET", try app.pathAndQuery(app.local.downloadURL(key: key, now: app.now)), headers: [Self.host])
         #expect(get.status == 200)

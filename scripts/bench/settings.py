@@ -39,11 +39,15 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 SERVER_FLAGS = [
     "--preview-ttl", "7200",  # previews must stay live for the whole run (default 600 s)
     "--max-pending-uploads", "10000",  # upload workloads issue thousands of uploads per stream (default 8)
+    "--max-retained-bytes-per-stream", "0",  # ... each counted at its signed size (default 1 GiB)
+    "--max-retained-bytes-per-subject", "0",  # ... by few subjects (default 4 GiB)
     "--max-connections-per-ip", "2000",  # memory: 1,000 connections from 127.0.0.1 (default 64)
 ]
 FLAG_NOTES = [
     "server flags: --preview-ttl 7200 (previews stay live for the whole run; default 600), "
     "--max-pending-uploads 10000 (upload workloads issue many uploads per stream without committing; default 8), "
+    "--max-retained-bytes-per-stream 0 and --max-retained-bytes-per-subject 0 (those uploads count at their signed "
+    "sizes; defaults 1 GiB and 4 GiB), "
     "--max-connections-per-ip 2000 (memory opens 1,000 connections from 127.0.0.1; default 64); "
     "everything else is serve's embedded default (8 threads, embedded Redis on a unix socket)",
 ]

@@ -77,6 +77,9 @@ enum ServeCommand {
             context.storageReadiness = readiness
         }
         defer { context.storageReadiness?.stop() }
+        if let localStore, options.minFreeDiskBytes > 0 {
+            context.diskFloor = FreeDiskFloor(path: localStore.root, minimumFree: options.minFreeDiskBytes)
+        }
 
         let changes = FeedChangeListener(
             store: store, cache: context.feedCache, viewers: context.viewerCache,

@@ -53,6 +53,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var metricsRefresh: Int64 = 5
     /// Where objects live: the embedded local store, or an S3/GCS bucket.
     public var storage = StorageOptions()
+    /// Free bytes the disk under the local store keeps; below it uploads are refused. 0 is off.
+    public var minFreeDiskBytes: Int64 = 1 << 30
 
     public init() {}
 
@@ -105,6 +107,21 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "max-pending-uploads", environment: "STREAMPREVIEW_MAX_PENDING_UPLOADS",
                 help: "uploads a stream may have issued and not committed; more is 429 (default 8)"),
+            OptionSpec(
+                flag: "max-retained-bytes-per-stream", environment: "STREAMPREVIEW_MAX_RETAINED_BYTES_PER_STREAM",
+                help:
+                    "bytes one stream's objects may hold: issued uploads (their signed sizes), the live preview, replaced ones in their grace; more upload requests are 429 storage_quota_exceeded with Retry-After; 0 is no limit (default 1073741824)"
+            ),
+            OptionSpec(
+                flag: "max-retained-bytes-per-subject", environment: "STREAMPREVIEW_MAX_RETAINED_BYTES_PER_SUBJECT",
+                help:
+                    "the same bound over all uploads of one token subject (sub), whatever streams they are for; 0 is no limit (default 4294967296)"
+            ),
+            OptionSpec(
+                flag: "min-free-disk-bytes", environment: "STREAMPREVIEW_MIN_FREE_DISK_BYTES",
+                help:
+                    "local store: free bytes its disk keeps; below it upload requests and object PUTs are 503 insufficient_storage and /readyz is 503 (checked at most once a second); 0 is off (default 1073741824)"
+            ),
             OptionSpec(
                 flag: "fast-start", environment: "STREAMPREVIEW_FAST_START",
                 help:
@@ -220,6 +237,21 @@ public struct ServeOptions: Sendable, Equatable {
         serve.policy.maxPendingUploads = Int(
             try options.int64(
                 "max-pending-uploads", default: Int64(serve.policy.maxPendingUploads), range: 1...10_000))
+        serve.policy.maxRetainedBytesPerStream = try options.int64(
+            "max-retained-bytes-per-stream", default: serve.policy.maxRetainedBytesPerStream, range: 0...(1 << 50))
+        serve.policy.maxRetainedBytesPerSubject = try options.int64(
+            "max-retained-bytes-per-subject", default: serve.policy.maxRetainedBytesPerSubject, range: 0...(1 << 50))
+        let oneUpload = serve.policy.maxMovieBytes + serve.policy.maxThumbnailBytes
+        for (flag, limit) in [
+            ("max-retained-bytes-per-stream", serve.policy.maxRetainedBytesPerStream),
+            ("max-retained-bytes-per-subject", serve.policy.maxRetainedBytesPerSubject),
+        ] where limit > 0 && limit < oneUpload {
+            throw UsageError(
+                "--\(flag) \(limit) is below one upload of the largest sizes (\(oneUpload) bytes): no upload could be issued"
+            )
+        }
+        serve.minFreeDiskBytes = try options.int64(
+            "min-free-disk-bytes", default: serve.minFreeDiskBytes, range: 0...(1 << 60))
         if let mode = options.string("fast-start") {
             guard let policy = FastStartPolicy(rawValue: mode) else {
                 throw UsageError("--fast-start must be require or warn, not '\(mode)'")

@@ -1,7 +1,8 @@
 import PreviewCore
 
 /// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, Redis answers,
-/// and a remote object store answered its last background probe).
+/// a remote object store answered its last background probe, and the local store's disk keeps
+/// its free-space floor).
 struct HealthHandlers: Sendable {
     let context: AppContext
 
@@ -20,6 +21,10 @@ struct HealthHandlers: Sendable {
         if let failure = context.storageReadiness?.failure {
             Log.warn("not_ready", ["reason": "object store: \(failure)"])
             return notReady("object store unavailable")
+        }
+        if let shortfall = context.diskFloor?.shortfall() {
+            Log.warn("not_ready", ["reason": "local store disk: \(shortfall)"])
+            return notReady("local store disk below its free-space floor (--min-free-disk-bytes)")
         }
         return status("ready", 200)
     }

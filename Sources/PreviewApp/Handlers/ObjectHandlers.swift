@@ -9,12 +9,16 @@ import PreviewCore
 struct ObjectHandlers: Sendable {
     let store: LocalObjectStore
     let maxObjectBytes: Int64
+    /// Refuses PUTs that would leave the disk under its free-space floor; nil: no floor.
+    let diskFloor: FreeDiskFloor?
     let nowSeconds: @Sendable () -> Int64
 
-    /// Decides a PUT from its head alone: a `Content-Length` (411 without one), the signature,
-    /// method and expiry (403), the length against the signed `content-length` and the URL's
-    /// signed maximum (413), and that the key is still free (409 `object_exists`). Returns the
-    /// upload the body streams into, stored with the content type the URL signed.
+    /// Decides a PUT from its head alone: a `Content-Length` (411 without one, 400 for 0), the
+    /// signature, method and expiry (403), the length against the signed `content-length` and
+    /// the URL's signed maximum (413), that the disk keeps its free-space floor after it (503
+    /// `insufficient_storage`), that the key is still free (409 `object_exists`) and that no
+    /// other PUT of it is streaming (409 `upload_in_progress`). Returns the upload the body
+    /// streams into, stored with the content type the URL signed.
     func admitPut(_ head: HTTPRequestHead) throws -> LocalObjectUpload {
         guard let lengthText = head.headers["Content-Length"] else {
             throw APIError(
@@ -25,6 +29,9 @@ struct ObjectHandlers: Sendable {
             let length = Int64(lengthText)
         else { throw APIError.invalid("Content-Length", "Content-Length must be a decimal number of bytes") }
         let info = try verifiedUpload(head, length: length)
+        guard length > 0 else {
+            throw APIError.invalid("Content-Length", "an object has at least one byte; this PUT declares none")
+        }
         guard let maxText = info.extraQuery.last(where: { $0.name == LocalObjectStore.maxBytesParameter })?.value,
             let max = Int64(maxText)
         else { throw APIError(.signatureInvalid, "this URL does not allow uploads") }
@@ -32,9 +39,24 @@ struct ObjectHandlers: Sendable {
             throw APIError(.payloadTooLarge, "the object is \(length) bytes; this URL allows \(max)")
         }
         let key = try key(of: info.path)
-        guard try !store.exists(key: key) else { throw Self.alreadyStored }
-        return try store.beginUpload(
-            key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream")
+        if let shortfall = diskFloor?.shortfall(adding: length) {
+            Log.warn("upload_refused_disk_low", ["key": key, "reason": shortfall])
+            throw APIError(
+                .insufficientStorage, "the object store is low on disk space; retry later", retryAfter: 30)
+        }
+        do {
+            return try store.beginUpload(
+                key: key, length: length, contentType: info.signedHeaders["content-type"] ?? "application/octet-stream"
+            )
+        } catch LocalObjectStore.UploadConflict.stored {
+            throw Self.alreadyStored
+        } catch LocalObjectStore.UploadConflict.unusable(let reason) {
+            throw APIError.invalid("key", reason)
+        } catch LocalObjectStore.UploadConflict.inProgress {
+            throw APIError(
+                .uploadInProgress,
+                "another upload of this object is in progress; objects are written once (wait for it, then commit)")
+        }
     }
 
     /// Publishes a PUT whose whole body has streamed into the upload `admitPut` returned.
@@ -59,7 +81,7 @@ struct ObjectHandlers: Sendable {
             throw APIError(.notFound, "no such object")
         }
         var headers = HTTPHeaders()
-        headers.add("Content-Type", store.storedContentType(key) ?? "application/octet-stream")
+        headers.add("Content-Type", try store.storedContentType(key) ?? "application/octet-stream")
         headers.add("Accept-Ranges", "bytes")
         headers.add("Cache-Control", "private, max-age=\(store.grid.lifetime - store.grid.window)")
         switch ByteRange.resolve(request.headers["Range"], length: size) {
@@ -77,9 +99,12 @@ struct ObjectHandlers: Sendable {
 
     /// Deletes an object with a URL signed for DELETE (as S3 does; deleting a missing object is
     /// 204 too). The service itself deletes local objects directly; this serves other clients
-    /// of the store, such as the object client's tests.
+    /// of the store, such as the object client's tests. A key that can name no object (a
+    /// folder of others, a name too long) is 204 as well.
     func delete(_ request: HTTPRequest) throws -> HTTPResponse {
-        try store.delete(key: try key(of: try verified(Self.head(of: request), as: "DELETE").path))
+        let key = try key(of: try verified(Self.head(of: request), as: "DELETE").path)
+        // A key naming a folder of other objects names no object: nothing to delete.
+        if !store.namesFolder(key) { try store.delete(key: key) }
         return HTTPResponse(status: 204)
     }
 

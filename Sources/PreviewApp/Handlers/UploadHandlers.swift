@@ -6,7 +6,10 @@ import PreviewRedis
 struct UploadHandlers: Sendable {
     let context: AppContext
 
-    /// Issues an upload: a fresh upload ID, two object keys, two signed PUT URLs.
+    /// Issues an upload: a fresh upload ID, two object keys, two signed PUT URLs. Refused while
+    /// the local store's disk is under its floor (503), and when the objects would take the
+    /// subject's or the stream's retained bytes over their limits (429, checked in that order:
+    /// see `PreviewStore.reserveRetained`).
     func post(_ request: HTTPRequest) throws -> HTTPResponse {
         let now = context.now
         let caller = try context.authenticator.caller(request, now: now)
@@ -16,6 +19,11 @@ struct UploadHandlers: Sendable {
             movieContentType: body.movieContentType, thumbnailContentType: body.thumbnailContentType
         ).get()
         try Authenticator.requireOwner(caller, of: spec.streamId)
+        if let shortfall = context.diskFloor?.shortfall() {
+            Log.warn("upload_refused_disk_low", ["stream_id": String(spec.streamId), "reason": shortfall])
+            throw APIError(
+                .insufficientStorage, "the object store is low on disk space; retry later", retryAfter: 30)
+        }
 
         let uploadId = UploadID.make(randomBytes: try SecureRandom.bytes(16))
         let upload = PendingUpload(
@@ -23,24 +31,78 @@ struct UploadHandlers: Sendable {
             movieKey: ObjectKeys.movie(streamId: spec.streamId, uploadId: uploadId, type: spec.movie.type),
             thumbnailKey: ObjectKeys.thumbnail(streamId: spec.streamId, uploadId: uploadId, type: spec.thumbnail.type),
             movie: spec.movie, thumbnail: spec.thumbnail, urlExpiresAt: now + context.policy.uploadURLTTL,
-            commitDeadline: now + context.policy.uploadURLTTL + context.policy.commitWindow)
+            commitDeadline: now + context.policy.uploadURLTTL + context.policy.commitWindow,
+            subject: caller.subject)
         let ttl = context.policy.uploadURLTTL
         let movie = try context.storage.uploadTarget(key: upload.movieKey, spec: spec.movie, now: now, expiresIn: ttl)
         let thumbnail = try context.storage.uploadTarget(
             key: upload.thumbnailKey, spec: spec.thumbnail, now: now, expiresIn: ttl)
-        let recorded = try context.store.recordUpload(
-            upload, now: now, maxPending: context.policy.maxPendingUploads)
-        if case .tooManyPending(let retryAfter) = recorded {
-            throw APIError(
-                .tooManyPendingUploads,
-                "stream \(spec.streamId) already has \(context.policy.maxPendingUploads) uploads issued and not "
-                    + "committed; commit one, or retry when the oldest expires",
-                target: "streamId", retryAfter: retryAfter)
-        }
+        try record(upload, now: now)
         let response = StreamPreviewPostResponse(
             movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
             expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers)
         return WireIO.response(response, for: request)
+    }
+
+    /// Records an issued upload, counting its objects at their signed sizes in the subject's
+    /// and then the stream's retained bytes; a refusal by the stream releases the subject's count.
+    private func record(_ upload: PendingUpload, now: Int64) throws {
+        let policy = context.policy
+        let subject = policy.maxRetainedBytesPerSubject > 0 ? upload.subject : nil
+        let objects = [
+            PreviewStore.RetainedObject(
+                key: upload.movieKey, bytes: upload.movie.maxBytes, due: upload.commitDeadline + 1),
+            PreviewStore.RetainedObject(
+                key: upload.thumbnailKey, bytes: upload.thumbnail.maxBytes, due: upload.commitDeadline + 1),
+        ]
+        if let subject,
+            let retryAfter = try context.store.reserveRetained(
+                subject: subject, objects: objects, now: now, maxBytes: policy.maxRetainedBytesPerSubject)
+        {
+            throw APIError(
+                .storageQuotaExceeded,
+                "your uploads already hold \(policy.maxRetainedBytesPerSubject) bytes of storage (issued, live, or "
+                    + "replaced and kept for their grace period); retry when the oldest is released",
+                retryAfter: retryAfter)
+        }
+        let recorded: PreviewStore.RecordOutcome
+        do {
+            recorded = try context.store.recordUpload(
+                upload, now: now, maxPending: policy.maxPendingUploads,
+                maxRetainedBytes: policy.maxRetainedBytesPerStream)
+        } catch {
+            release(subject, objects)
+            throw error
+        }
+        switch recorded {
+        case .recorded: return
+        case .tooManyPending(let retryAfter):
+            release(subject, objects)
+            throw APIError(
+                .tooManyPendingUploads,
+                "stream \(upload.streamId) already has \(policy.maxPendingUploads) uploads issued and not "
+                    + "committed; commit one, or retry when the oldest expires",
+                target: "streamId", retryAfter: retryAfter)
+        case .quotaExceeded(let retryAfter):
+            release(subject, objects)
+            throw APIError(
+                .storageQuotaExceeded,
+                "stream \(upload.streamId)'s objects already hold \(policy.maxRetainedBytesPerStream) bytes of "
+                    + "storage (issued, live, or replaced and kept for their grace period); retry when the oldest "
+                    + "is released",
+                target: "streamId", retryAfter: retryAfter)
+        }
+    }
+
+    /// Gives back a subject's count for an upload that was not recorded. A failure only logs:
+    /// the count then stops at its due time by itself (the commit deadline + 1).
+    private func release(_ subject: String?, _ objects: [PreviewStore.RetainedObject]) {
+        guard let subject else { return }
+        do {
+            try context.store.releaseRetained(subject: subject, objectKeys: objects.map(\.key))
+        } catch {
+            Log.warn("retained_release_failed", ["subject": subject, "error": "\(error)"])
+        }
     }
 
     /// Verifies both objects of an upload and publishes them as the stream's new preview.
@@ -82,8 +144,28 @@ struct UploadHandlers: Sendable {
         let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
             context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())
+            settleRetained(pending, record: record, now: now)
         }
         return try answer(outcome, request: request, now: now)
+    }
+
+    /// Counts a committed upload's objects in its subject's retained bytes at their real sizes
+    /// until the preview's expiry + grace (the stream's count was set by the publish script).
+    /// A failure only logs: the commit is done, and the reservation stands until the commit
+    /// deadline.
+    private func settleRetained(_ pending: PendingUpload, record: PreviewRecord, now: Int64) {
+        guard context.policy.maxRetainedBytesPerSubject > 0, let subject = pending.subject else { return }
+        let due = record.expiresAt + context.graceSeconds
+        do {
+            try context.store.settleRetained(
+                subject: subject,
+                objects: [
+                    .init(key: record.movieKey, bytes: record.movieBytes, due: due),
+                    .init(key: record.thumbnailKey, bytes: record.thumbnailBytes, due: due),
+                ], now: now)
+        } catch {
+            Log.warn("retained_settle_failed", ["subject": subject, "error": "\(error)"])
+        }
     }
 
     private func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse

@@ -29,6 +29,8 @@ struct AppContext: Sendable {
     var viewerCache: ViewerHistoryCache?
     /// The remote object store's last readiness probe; nil for the embedded store, which is this process.
     var storageReadiness: StorageReadiness?
+    /// The free space the local store's disk keeps (`--min-free-disk-bytes`); nil: not checked.
+    var diskFloor: FreeDiskFloor?
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

@@ -26,7 +26,7 @@ struct Router: HTTPResponder {
         objects = context.localStore.map { store in
             ObjectHandlers(
                 store: store, maxObjectBytes: max(context.policy.maxMovieBytes, context.policy.maxThumbnailBytes),
-                nowSeconds: { [context] in context.now })
+                diskFloor: context.diskFloor, nowSeconds: { [context] in context.now })
         }
     }
 

@@ -23,6 +23,10 @@ final class LocalObjectStore: ObjectStorage {
     private let signedURLs: SignedURLCache
     /// Where inspect, read and delete are timed and their failures counted, when metrics are on.
     let metrics: CallMetrics?
+    /// Keys with a PUT streaming now: one upload per key at a time, so a URL shared by many
+    /// clients costs one body's disk and sync, not one per client. A key leaves the set when
+    /// its upload ends in any way (published, refused, cut short, client gone).
+    private let uploading = Mutex(Set<String>())
 
     /// `removePartialUploads`: for the process that serves the store (`serve`), which owns its
     /// uploads in progress; never for another process on the same folder (`sweep`), whose
@@ -106,18 +110,74 @@ final class LocalObjectStore: ObjectStorage {
     func exists(key: String) throws -> Bool {
         guard let path = dataPath(key) else { return false }
         var info = stat()
-        if stat(path, &info) == 0 { return true }
-        if errno == ENOENT || errno == ENOTDIR { return false }
+        if stat(path, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFREG }
+        if Self.namesNoObject(errno) { return false }
         throw StorageError("cannot stat \(path): \(String(cString: strerror(errno)))")
     }
 
+    /// Errors of a path that mean "no object can be there" rather than a failing disk: no such
+    /// file, a part of the path that is an object rather than a folder, a name over the file
+    /// system's limits (a key of 1,024 bytes may hold a 300-byte part), or a folder.
+    static func namesNoObject(_ code: Int32) -> Bool {
+        code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG || code == EISDIR
+    }
+
+    /// Whether `key` names a folder of other objects rather than an object.
+    func namesFolder(_ key: String) -> Bool {
+        guard let path = dataPath(key) else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Why `key` can never be stored in this folder tree, or nil when it can: a folder of other
+    /// objects, an object in its path, or a name too long for the file system. Client errors,
+    /// not disk failures.
+    private func unusableReason(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            return (info.st_mode & S_IFMT) == S_IFDIR ? "this key names a folder of other objects" : nil
+        }
+        switch errno {
+        case ENOTDIR: return "a part of this key is an object, so nothing can be stored under it"
+        case ENAMETOOLONG: return "this key is too long for the store's file system (each part at most 255 bytes)"
+        default: return nil
+        }
+    }
+
+    /// Why `beginUpload` refused a key.
+    enum UploadConflict: Error, Equatable {
+        /// The object is stored already (objects are written once).
+        case stored
+        /// Another upload of the key is streaming now.
+        case inProgress
+        /// The key can never name an object here; why, for the client.
+        case unusable(String)
+    }
+
     /// Starts writing `key`: the body of `length` bytes streams into the returned upload, which
-    /// publishes it with the content type given (the one the URL signed).
+    /// publishes it with the content type given (the one the URL signed). Throws
+    /// `UploadConflict` when the key is taken or another upload of it is under way; the key is
+    /// claimed first and checked second, so an upload that publishes between the two is seen.
     func beginUpload(key: String, length: Int64, contentType: String) throws -> LocalObjectUpload {
         guard let path = dataPath(key) else { throw StorageError("unsafe object key") }
-        return try LocalObjectUpload(
-            temporaryFolder: "\(root)/tmp", dataPath: path, metaPath: metaPath(key), length: length,
-            contentType: contentType)
+        guard uploading.withLock({ $0.insert(key).inserted }) else { throw UploadConflict.inProgress }
+        do {
+            if let reason = unusableReason(path) { throw UploadConflict.unusable(reason) }
+            guard try !exists(key: key) else { throw UploadConflict.stored }
+            return try LocalObjectUpload(
+                temporaryFolder: "\(root)/tmp", dataPath: path, metaPath: metaPath(key), length: length,
+                contentType: contentType, onFinish: { [self] in release(key) })
+        } catch {
+            release(key)
+            throw error
+        }
+    }
+
+    /// Whether an upload of `key` is streaming now.
+    func isUploading(_ key: String) -> Bool { uploading.withLock { $0.contains(key) } }
+
+    private func release(_ key: String) {
+        _ = uploading.withLock { $0.remove(key) }
     }
 
     /// Stores a whole object at once through the same write-once path as a PUT; throws if the
@@ -127,7 +187,7 @@ final class LocalObjectStore: ObjectStorage {
         guard bytes.withUnsafeBytes({ upload.write($0) }) else { throw StorageError("cannot write \(key)") }
         switch try upload.publish() {
         case .stored: return
-        case .alreadyStored: throw StorageError("\(key) is already stored")
+        case .alreadyStored: throw UploadConflict.stored
         case .incomplete(let received): throw StorageError("\(key): \(received) of \(bytes.count) bytes written")
         }
     }
@@ -138,7 +198,7 @@ final class LocalObjectStore: ObjectStorage {
         let size = Int64(try handle.seekToEnd())
         try handle.seek(toOffset: 0)
         let prefix = [UInt8](try handle.read(upToCount: prefixLength) ?? Data())
-        return ObjectInfo(size: size, contentType: storedContentType(key), prefix: prefix)
+        return ObjectInfo(size: size, contentType: try storedContentType(key), prefix: prefix)
     }
 
     func readFile(key: String, offset: Int64, length: Int) throws -> [UInt8]? {
@@ -151,9 +211,28 @@ final class LocalObjectStore: ObjectStorage {
         return [UInt8](try handle.read(upToCount: length) ?? Data())
     }
 
-    /// The content type stored with the object: the one its upload URL signed.
-    func storedContentType(_ key: String) -> String? {
-        (try? String(contentsOfFile: metaPath(key), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The content type stored with the object: the one its upload URL signed; nil when none
+    /// was stored. Throws when the type file exists but cannot be read: commit must not pass its
+    /// type check on a type it could not see.
+    func storedContentType(_ key: String) throws -> String? {
+        let path = metaPath(key)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StorageError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        defer { try? handle.close() }  // read-only descriptor: nothing to lose on close
+        let bytes: Data
+        do {
+            bytes = try handle.read(upToCount: 1024) ?? Data()
+        } catch {
+            throw StorageError("cannot read \(path): \(error)")
+        }
+        guard let text = String(data: bytes, encoding: .utf8) else {
+            throw StorageError("the content type in \(path) is not UTF-8")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func deleteFile(key: String) throws {
@@ -189,7 +268,9 @@ final class LocalObjectStore: ObjectStorage {
     /// are left empty. Nil when the object is gone.
     private func remove(_ key: String) -> StorageError? {
         guard let path = dataPath(key) else { return nil }
-        for file in [path, metaPath(key)] where unlink(file) != 0 && errno != ENOENT {
+        // A folder where the object's file would be (EISDIR) stays a failure: the sweeper must
+        // not count as deleted what it could not remove. Other names no object can have are gone.
+        for file in [path, metaPath(key)] where unlink(file) != 0 && (errno == EISDIR || !Self.namesNoObject(errno)) {
             return StorageError("cannot delete \(file): \(String(cString: strerror(errno)))")
         }
         // Drop the folders left empty, the upload's first: one that is not empty (or that a
@@ -210,9 +291,12 @@ final class LocalObjectStore: ObjectStorage {
         guard let path = dataPath(key) else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
+            if Self.namesNoObject(errno) { return nil }
             throw StorageError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }  // a folder
+        return handle
     }
 }

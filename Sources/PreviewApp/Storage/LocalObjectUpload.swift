@@ -27,6 +27,9 @@ final class LocalObjectUpload: HTTPBodySink {
     private let metaPath: String
     private let folder: String
     private let state: Mutex<State>
+    /// Runs once when the temporary file goes (published or dropped): the store's in-progress
+    /// mark of the key is released however the upload ends.
+    private let onFinish: @Sendable () -> Void
 
     private struct State {
         /// The temporary file, open for writing until published or dropped; -1 afterwards.
@@ -36,7 +39,10 @@ final class LocalObjectUpload: HTTPBodySink {
         var finished = false
     }
 
-    init(temporaryFolder: String, dataPath: String, metaPath: String, length: Int64, contentType: String) throws {
+    init(
+        temporaryFolder: String, dataPath: String, metaPath: String, length: Int64, contentType: String,
+        onFinish: @escaping @Sendable () -> Void = {}
+    ) throws {
         let path = "\(temporaryFolder)/\(UUID().uuidString).part"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError("cannot create \(path): \(String(cString: strerror(errno)))") }
@@ -46,6 +52,7 @@ final class LocalObjectUpload: HTTPBodySink {
         folder = (dataPath as NSString).deletingLastPathComponent
         self.length = length
         self.contentType = contentType
+        self.onFinish = onFinish
         state = Mutex(State(fd: fd))
     }
 
@@ -76,6 +83,9 @@ final class LocalObjectUpload: HTTPBodySink {
             guard !state.finished else { throw StorageError("the upload to \(dataPath) was already finished") }
             defer { drop(&state) }
             guard state.received == length else { return .incomplete(received: state.received) }
+            // Checked again before the sync: a key taken meanwhile costs no fsync (`link` below
+            // still decides a race).
+            guard access(dataPath, F_OK) != 0 else { return .alreadyStored }
             guard fsync(state.fd) == 0 else { throw Self.failure("cannot sync", temporaryPath) }
             let meta = try prepareMeta()
             do {
@@ -134,6 +144,7 @@ final class LocalObjectUpload: HTTPBodySink {
         _ = close(state.fd)
         state.fd = -1
         unlinkIgnoringErrors(temporaryPath)
+        onFinish()
     }
 
     private func unlinkIgnoringErrors(_ path: String) {

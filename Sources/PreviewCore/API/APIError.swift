@@ -34,6 +34,9 @@ public struct APIError: Error, Sendable, Equatable {
         /// The object is already stored: the local store writes each object once (as S3 answers
         /// 412 to `If-None-Match: *`). A client that lost the answer to its PUT can go on to commit.
         case objectExists = "object_exists"
+        /// Another PUT to the same object URL is still streaming its body: one upload per key at
+        /// a time, decided on the head (the local store).
+        case uploadInProgress = "upload_in_progress"
         /// An object PUT without `Content-Length` (for example chunked): its size must be known
         /// before the body is read.
         case lengthRequired = "length_required"
@@ -48,11 +51,16 @@ public struct APIError: Error, Sendable, Equatable {
         /// The stream already has the configured number of uploads issued and neither committed
         /// nor past their commit deadline (`--max-pending-uploads`).
         case tooManyPendingUploads = "too_many_pending_uploads"
+        /// The stream's or the token subject's objects already hold the configured bytes
+        /// (`--max-retained-bytes-per-stream`, `--max-retained-bytes-per-subject`).
+        case storageQuotaExceeded = "storage_quota_exceeded"
         case signatureInvalid = "signature_invalid"
         case urlExpired = "url_expired"
         case streamNotLive = "stream_not_live"
         case internalError = "internal"
         case unavailable
+        /// The disk under the local store has less free space than `--min-free-disk-bytes`.
+        case insufficientStorage = "insufficient_storage"
 
         public var status: Int {
             switch self {
@@ -62,15 +70,15 @@ public struct APIError: Error, Sendable, Equatable {
             case .notFound, .streamNotLive: return 404
             case .methodNotAllowed: return 405
             case .notAcceptable: return 406
-            case .uploadNotFound, .objectMissing, .objectExists: return 409
+            case .uploadNotFound, .objectMissing, .objectExists, .uploadInProgress: return 409
             case .lengthRequired: return 411
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
             case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
-            case .tooManyPendingUploads: return 429
+            case .tooManyPendingUploads, .storageQuotaExceeded: return 429
             case .internalError: return 500
-            case .unavailable: return 503
+            case .unavailable, .insufficientStorage: return 503
             }
         }
     }

@@ -12,10 +12,14 @@ public struct PendingUpload: Sendable, Equatable {
     /// Past it the sweeper may delete the objects, and it first deletes this record so no
     /// commit can race it.
     public var commitDeadline: Int64
+    /// The token subject that asked for the upload: whose retained bytes its objects count in.
+    /// Nil in records written before it was kept.
+    public var subject: String?
 
     public init(
         streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
-        movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64
+        movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64,
+        subject: String? = nil
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -25,6 +29,7 @@ public struct PendingUpload: Sendable, Equatable {
         self.thumbnail = thumbnail
         self.urlExpiresAt = urlExpiresAt
         self.commitDeadline = commitDeadline
+        self.subject = subject
     }
 
     /// Hash field names the scripts read.
@@ -33,7 +38,7 @@ public struct PendingUpload: Sendable, Equatable {
     }
 
     public var fields: [(String, String)] {
-        [
+        var fields = [
             ("movieKey", movieKey), ("thumbnailKey", thumbnailKey),
             ("movieContentType", movie.type.rawValue), ("thumbnailContentType", thumbnail.type.rawValue),
             ("movieDeclaredBytes", String(movie.declaredBytes ?? 0)),
@@ -41,6 +46,8 @@ public struct PendingUpload: Sendable, Equatable {
             ("movieMaxBytes", String(movie.maxBytes)), ("thumbnailMaxBytes", String(thumbnail.maxBytes)),
             ("urlExpiresAt", String(urlExpiresAt)), (Field.commitDeadline, String(commitDeadline)),
         ]
+        if let subject { fields.append(("subject", subject)) }
+        return fields
     }
 
     public init?(streamId: Int64, uploadId: String, fields: [String: String]) {
@@ -58,6 +65,7 @@ public struct PendingUpload: Sendable, Equatable {
         else { return nil }
         self.init(
             streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
-            movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline)
+            movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline,
+            subject: fields["subject"])
     }
 }

@@ -1,7 +1,8 @@
 /// The Redis key schema, in one place.
 ///
-/// Cluster safety: every key of one stream shares the hash tag `{s:<id>}` and every key of
-/// one viewer the tag `{v:<sub>}`, so each Lua script touches a single slot. The global keys
+/// Cluster safety: every key of one stream shares the hash tag `{s:<id>}`, every key of
+/// one viewer the tag `{v:<sub>}`, and an uploader's retained-bytes keys the tag `{u:<sub>}`,
+/// so each Lua script touches a single slot. The global keys
 /// live in two slots of their own:
 /// - `{feed}:live`, a sorted set of live stream IDs scored by preview expiry. It is written
 ///   *after* the stream's preview hash and trimmed with a re-check (remove, then re-add if
@@ -75,6 +76,15 @@ public struct RedisKeys: Sendable, Equatable {
     /// deadline stop counting and are trimmed when the next upload is recorded; committing
     /// removes its member; the key expires with its last deadline.
     public func pendingUploads(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:pending" }
+    /// The bytes a stream's objects hold: issued uploads (their signed sizes), the live preview
+    /// and replaced objects in their grace (`RetainedScripts`).
+    public func retained(_ streamId: Int64) -> RetainedKeys { RetainedKeys(base: "\(prefix):{s:\(streamId)}") }
+
+    // Per uploader: hash tag {u:<sub>}.
+    /// The bytes of the objects of every upload one token subject issued (`RetainedScripts`).
+    public func retained(subject: String) -> RetainedKeys {
+        RetainedKeys(base: "\(prefix):{u:\(Self.tagSafe(subject))}")
+    }
 
     // Per viewer: hash tag {v:<sub>}.
     /// Hash with a TTL: stream ID → preview version this viewer has seen.
@@ -116,4 +126,22 @@ public struct RedisKeys: Sendable, Equatable {
         }
         return out
     }
+}
+
+/// The three keys that count the bytes of one stream's or one subject's objects, with a TTL
+/// that follows the last object's due time: `bytes` (string counter: the sum), `sizes` (hash:
+/// object key → bytes), `due` (sorted set: object key → when it stops counting).
+public struct RetainedKeys: Sendable, Equatable {
+    public let bytes: String
+    public let sizes: String
+    public let due: String
+
+    init(base: String) {
+        bytes = base + ":retained-bytes"
+        sizes = base + ":retained-sizes"
+        due = base + ":retained-due"
+    }
+
+    /// In the order the scripts take them.
+    public var all: [String] { [bytes, sizes, due] }
 }

@@ -11,6 +11,13 @@ public struct UploadPolicy: Sendable, Equatable {
     /// How many uploads one stream may have issued and neither committed nor past their commit
     /// deadline; the next request is 429 `too_many_pending_uploads`.
     public var maxPendingUploads = 8
+    /// Bytes one stream's objects may hold at once: issued uploads (their signed sizes), the
+    /// live preview and replaced objects in their grace; over it, upload requests are 429
+    /// `storage_quota_exceeded`. 0 is no limit.
+    public var maxRetainedBytesPerStream: Int64 = 1 << 30
+    /// The same bound over every upload one token subject issues (a subject may own many
+    /// streams). 0 is no limit.
+    public var maxRetainedBytesPerSubject: Int64 = 4 << 30
     /// Whether a request must declare `movieBytes` and `thumbnailBytes`: required when the
     /// storage backend cannot sign a size bound other than an exact length (S3).
     public var declaredSizes: DeclaredSizes = .optional

@@ -9,37 +9,58 @@
 /// field by field rather than deleted and written again. `recordUpload` always names a new
 /// upload key, so it never runs on a node the slot is leaving.
 enum PreviewScripts {
-    /// Records an issued upload unless its stream already has `max` pending ones, and enters
-    /// its objects in the stream's garbage set at the commit deadline + 1 (committing takes
-    /// them out again), so an abandoned upload is collected.
-    /// KEYS: upload, pending, garbage. ARGV: uploadId, now, commitDeadline, record TTL seconds,
-    /// max, movie key, thumbnail key, then field/value pairs of the upload hash.
-    /// Returns {"recorded", 0}, or {"full", the oldest pending upload's commit deadline}. Pending
-    /// uploads past their deadline (score < now: commit refuses them) are trimmed first, so they
-    /// stop counting. The record's TTL (an hour past the deadline) only cleans up.
+    /// Records an issued upload unless its stream already has `max` pending ones or its objects
+    /// would take the stream's retained bytes over their limit (`RetainedScripts`: counted here,
+    /// at their signed sizes, until the commit deadline + 1), and enters its objects in the
+    /// stream's garbage set at the commit deadline + 1 (committing takes them out again), so an
+    /// abandoned upload is collected.
+    /// KEYS: upload, pending, garbage, retained bytes, retained sizes, retained due.
+    /// ARGV: uploadId, now, commitDeadline, record TTL seconds, max, movie key, thumbnail key,
+    /// max retained bytes (0: no limit), movie bytes, thumbnail bytes, then field/value pairs of
+    /// the upload hash.
+    /// Returns {"recorded", 0}, {"full", the oldest pending upload's commit deadline}, or
+    /// {"quota", when the stream's oldest counted object stops counting}. Pending uploads past
+    /// their deadline (score < now: commit refuses them) are trimmed first, so they stop
+    /// counting. The record's TTL (an hour past the deadline) only cleans up.
     static let recordUpload = RedisScript(
         name: "recordUpload",
-        source: """
+        source: RetainedScripts.functions + """
             local now = tonumber(ARGV[2])
+            local retained = {KEYS[4], KEYS[5], KEYS[6]}
             redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2])
             if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then
               local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
               return {'full', tonumber(oldest[2])}
             end
-            redis.call('HSET', KEYS[1], unpack(ARGV, 8))
+            local gone, expiredBytes = retained_expired(retained, now)
+            local over = retained_over(retained, now, tonumber(ARGV[8]), tonumber(ARGV[9]) + tonumber(ARGV[10]),
+              expiredBytes)
+            if over then
+              retained_drop(retained, gone, expiredBytes, now)
+              return {'quota', over}
+            end
+            redis.call('HSET', KEYS[1], unpack(ARGV, 11))
             redis.call('EXPIRE', KEYS[1], ARGV[4])
             redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
             local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
             redis.call('EXPIRE', KEYS[2], math.max(1, tonumber(last[2]) - now + 1))
             local due = tonumber(ARGV[3]) + 1
             redis.call('ZADD', KEYS[3], due, ARGV[6], due, ARGV[7])
+            retained_set(retained, ARGV[6], tonumber(ARGV[9]), due)
+            retained_set(retained, ARGV[7], tonumber(ARGV[10]), due)
+            retained_drop(retained, gone, expiredBytes, now)
+            retained_expire(retained, now)
             return {'recorded', 0}
             """)
 
     /// Publishes a verified upload as the stream's new preview version.
-    /// KEYS: preview, version, upload, garbage, likers, pending, deleting.
+    /// KEYS: preview, version, upload, garbage, likers, pending, deleting, retained bytes,
+    /// retained sizes, retained due.
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
-    /// thumbnail key, change channel, change message prefix (`FeedChange`), then field/value pairs.
+    /// thumbnail key, change channel, change message prefix (`FeedChange`), retained-until (the
+    /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, then
+    /// field/value pairs. The new objects count in the stream's retained bytes at their real
+    /// sizes until retained-until; the replaced ones until retire-until.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
     /// deadline, or already condemned by the sweeper). The upload record is consumed (and
@@ -48,7 +69,7 @@ enum PreviewScripts {
     /// version counter and likers become persistent while the stream is live.
     static let publish = RedisScript(
         name: "publish",
-        source: """
+        source: RetainedScripts.functions + """
             local current = redis.call('HGET', KEYS[1], 'uploadId')
             if current == ARGV[1] then
               return {'same', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
@@ -62,16 +83,23 @@ enum PreviewScripts {
             end
             local old = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
             for _, key in ipairs(old) do
-              if key then redis.call('ZADD', KEYS[4], ARGV[2], key) end
+              if key then
+                redis.call('ZADD', KEYS[4], ARGV[2], key)
+                redis.call('ZADD', KEYS[10], 'XX', ARGV[2], key)
+              end
             end
             redis.call('ZREM', KEYS[4], ARGV[4], ARGV[5])
+            local retained = {KEYS[8], KEYS[9], KEYS[10]}
+            retained_set(retained, ARGV[4], tonumber(ARGV[9]), tonumber(ARGV[8]))
+            retained_set(retained, ARGV[5], tonumber(ARGV[10]), tonumber(ARGV[8]))
+            retained_expire(retained, tonumber(ARGV[3]))
             local version = redis.call('INCR', KEYS[2])
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[5])
             local stale = redis.call('HKEYS', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 8))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 11))
             local fresh = {version = true}
-            for i = 8, #ARGV, 2 do fresh[ARGV[i]] = true end
+            for i = 11, #ARGV, 2 do fresh[ARGV[i]] = true end
             for _, field in ipairs(stale) do
               if not fresh[field] then redis.call('HDEL', KEYS[1], field) end
             end

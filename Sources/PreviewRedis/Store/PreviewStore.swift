@@ -61,6 +61,9 @@ public final class PreviewStore: Sendable {
         /// The stream already has `maxPending` uploads pending; the oldest stops counting after
         /// its commit deadline, `retryAfter` seconds from now.
         case tooManyPending(retryAfter: Int64)
+        /// The upload's objects would take the stream's retained bytes over the limit; the
+        /// oldest counted object stops counting `retryAfter` seconds from now.
+        case quotaExceeded(retryAfter: Int64)
     }
 
     /// Records an issued upload unless its stream already has `maxPending` (>= 1) uploads
@@ -68,29 +71,38 @@ public final class PreviewStore: Sendable {
     /// one script on the stream's slot, which also enters the objects in the stream's garbage
     /// set, so an abandoned upload is collected after its commit deadline. The stream enters
     /// the sweep queue first (see `RedisKeys`). The record's Redis TTL (an hour past the
-    /// deadline) only cleans up; the deadline decides.
-    public func recordUpload(_ upload: PendingUpload, now: Int64, maxPending: Int) throws -> RecordOutcome {
+    /// deadline) only cleans up; the deadline decides. The same script counts the objects, at
+    /// their signed sizes, in the stream's retained bytes and refuses the upload when that goes
+    /// over `maxRetainedBytes` (0: no limit; see `RetainedScripts`).
+    public func recordUpload(
+        _ upload: PendingUpload, now: Int64, maxPending: Int, maxRetainedBytes: Int64 = 0
+    ) throws -> RecordOutcome {
         let id = upload.streamId
         var args = [
             upload.uploadId, String(now), String(upload.commitDeadline),
             String(max(1, upload.commitDeadline - now) + 3600), String(max(1, maxPending)), upload.movieKey,
-            upload.thumbnailKey,
+            upload.thumbnailKey, String(max(0, maxRetainedBytes)), String(upload.movie.maxBytes),
+            String(upload.thumbnail.maxBytes),
         ]
         for (field, value) in upload.fields { args += [field, value] }
         let reply = try pool.withConnection { connection in
             let reply = try connection.eval(
                 PreviewScripts.recordUpload,
-                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)], args: args,
+                keys: [keys.upload(id, upload.uploadId), keys.pendingUploads(id), keys.garbage(id)]
+                    + keys.retained(id).all, args: args,
                 after: enqueueCommands([(id, upload.commitDeadline + 1)], now: now))
             try replicaWait.confirm(on: connection)
             return reply
         }
-        guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let deadline = parts[1].int
+        guard let parts = reply.array, parts.count == 2, let status = parts[0].string, let time = parts[1].int
         else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the recordUpload script")
         }
-        if status == "full" { return .tooManyPending(retryAfter: max(1, deadline + 1 - now)) }
-        return .recorded
+        switch status {
+        case "full": return .tooManyPending(retryAfter: max(1, time + 1 - now))
+        case "quota": return .quotaExceeded(retryAfter: max(1, time - now))
+        default: return .recorded
+        }
     }
 
     /// The live preview of a stream with its likes, nil when it has none.
@@ -129,13 +141,17 @@ public final class PreviewStore: Sendable {
     /// enters the sweep queue first, then the feed index (never lowering its time: readers and
     /// the sweeper check the hash), then the script runs; the index is corrected afterwards.
     /// Once the script has run, the preview is in the index, so it is shown, and expires and
-    /// is collected, even if this process dies before answering.
+    /// is collected, even if this process dies before answering. The new objects count in the
+    /// stream's retained bytes at their real sizes until the preview's expiry + the grace
+    /// (`retireUntil - now`), the replaced ones until `retireUntil`.
     public func publish(_ preview: PreviewRecord, retireUntil: Int64, now: Int64) throws -> PublishOutcome {
         let id = preview.streamId
         var args = [
             preview.uploadId, String(retireUntil), String(now), preview.movieKey, preview.thumbnailKey,
             keys.feedChanges,
             FeedChange.prefix(origin: origin, kind: .published, streamId: id),
+            String(Self.retainedUntil(preview, retireUntil: retireUntil, now: now)), String(preview.movieBytes),
+            String(preview.thumbnailBytes),
         ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let before =
@@ -148,7 +164,7 @@ public final class PreviewStore: Sendable {
                 keys: [
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
-                ],
+                ] + keys.retained(id).all,
                 args: args, after: before)
             try replicaWait.confirm(on: connection)
             return reply
