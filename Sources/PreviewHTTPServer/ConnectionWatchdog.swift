@@ -61,20 +61,31 @@ final class ConnectionWatchdog: Sendable {
     static let tickMicroseconds: UInt32 = 100_000
 
     private let connections = Mutex<[ObjectIdentifier: ConnectionDeadline]>([:])
-    /// Refused connections closing gracefully, drained on the same thread every tick.
+    /// Refused connections closing gracefully, drained on a thread of their own so that no
+    /// amount of draining delays a deadline.
     let lingering = LingeringSockets()
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<pthread_t?>(nil)
+    private let threads = Mutex<[pthread_t]>([])
 
-    /// Starts the watchdog thread; nil if the system refuses to create it.
+    /// Starts the watchdog and drain threads; nil if the system refuses to create them.
     init?() {
-        var created = pthread_t()
-        let retained = Unmanaged.passRetained(self)
-        guard pthread_create(&created, nil, runWatchdog, retained.toOpaque()) == 0 else {
-            retained.release()
+        guard spawn(runWatchdog), spawn(runDrain) else {
+            stop()
             return nil
         }
-        thread.withLock { $0 = created }
+    }
+
+    private func spawn(
+        _ entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    ) -> Bool {
+        var created = pthread_t()
+        let retained = Unmanaged.passRetained(self)
+        guard pthread_create(&created, nil, entry, retained.toOpaque()) == 0 else {
+            retained.release()
+            return false
+        }
+        threads.withLock { $0.append(created) }
+        return true
     }
 
     /// Monotonic nanoseconds, the clock deadlines are measured on.
@@ -99,24 +110,30 @@ final class ConnectionWatchdog: Sendable {
         connections.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
-    /// Stops and joins the thread. Idempotent.
+    /// Stops and joins the threads. Idempotent.
     func stop() {
         stopping.store(true, ordering: .releasing)
-        guard
-            let joining = thread.withLock({ thread -> pthread_t? in
-                defer { thread = nil }
-                return thread
-            })
-        else { return }
-        _ = pthread_join(joining, nil)  // fails only for a bad id; ours is joinable
+        let joining = threads.withLock { threads -> [pthread_t] in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in joining {
+            _ = pthread_join(thread, nil)  // fails only for a bad id; ours are joinable
+        }
         lingering.closeAll()
     }
 
     fileprivate func run() {
         while !stopping.load(ordering: .acquiring) {
             sweep(now: Self.now())
-            lingering.drain(now: Self.now())
             usleep(Self.tickMicroseconds)
+        }
+    }
+
+    fileprivate func drainLingering() {
+        while !stopping.load(ordering: .acquiring) {
+            lingering.drain(now: Self.now())
+            lingering.waitForData(milliseconds: Int32(Self.tickMicroseconds / 1000))
         }
     }
 
@@ -135,5 +152,12 @@ final class ConnectionWatchdog: Sendable {
 private func runWatchdog(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let argument else { return nil }
     Unmanaged<ConnectionWatchdog>.fromOpaque(argument).takeRetainedValue().run()
+    return nil
+}
+
+/// pthread entry point of the lingering-close drain.
+private func runDrain(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let argument else { return nil }
+    Unmanaged<ConnectionWatchdog>.fromOpaque(argument).takeRetainedValue().drainLingering()
     return nil
 }
