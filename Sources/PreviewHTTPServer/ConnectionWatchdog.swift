@@ -14,9 +14,21 @@ final class ConnectionDeadline: Sendable {
     /// from its request line, while the first one stays timed from connecting.
     private let keptAlive = Atomic<Bool>(false)
 
-    init(socket: Int32, deadline: Int64) {
+    /// Bytes per second a streamed body must average over each window; 0 while none is read.
+    private let minimumRate = Atomic<Int64>(0)
+    /// Body bytes received since `expectBody(...)`, counted by the connection's I/O thread.
+    private let received = Atomic<Int64>(0)
+    /// Where the current rate window began (monotonic nanoseconds) and what `received` was then;
+    /// moved by the watchdog thread only.
+    private let windowStart = Atomic<Int64>(0)
+    private let windowStartBytes = Atomic<Int64>(0)
+    /// The client address group this connection is counted under (`ConnectionsPerAddress`).
+    let addressGroup: AddressGroup
+
+    init(socket: Int32, deadline: Int64, addressGroup: AddressGroup = .none) {
         self.socket = socket
         self.deadline = Atomic(deadline)
+        self.addressGroup = addressGroup
     }
 
     /// The connection must make its next step by `instant`.
@@ -40,18 +52,55 @@ final class ConnectionDeadline: Sendable {
 
     /// The connection is being served: the server, not the client, owes the next step.
     func clear() {
+        minimumRate.store(0, ordering: .relaxed)
         deadline.store(.max, ordering: .relaxed)
+    }
+
+    /// A streamed body is being read from `now` on: it must average at least `bytesPerSecond`
+    /// over every window the watchdog measures, or the connection is closed. No absolute
+    /// deadline: a large upload on a good link takes as long as it takes.
+    func expectBody(minimumBytesPerSecond bytesPerSecond: Int64, now: Int64) {
+        deadline.store(.max, ordering: .relaxed)
+        received.store(0, ordering: .relaxed)
+        windowStartBytes.store(0, ordering: .relaxed)
+        windowStart.store(now, ordering: .relaxed)
+        minimumRate.store(bytesPerSecond, ordering: .releasing)
+    }
+
+    /// `count` more body bytes arrived.
+    func bodyReceived(_ count: Int) {
+        received.add(Int64(count), ordering: .relaxed)
     }
 
     fileprivate func isPast(_ now: Int64) -> Bool {
         deadline.load(ordering: .relaxed) <= now
     }
+
+    /// true when a full window of a streamed body has passed below the minimum rate; otherwise
+    /// starts the next window once one is complete. Watchdog thread only.
+    fileprivate func isTooSlow(_ now: Int64, window: Int64) -> Bool {
+        let rate = minimumRate.load(ordering: .acquiring)
+        guard rate > 0 else { return false }
+        let start = windowStart.load(ordering: .relaxed)
+        let elapsed = now - start
+        guard elapsed >= window else { return false }
+        let bytes = received.load(ordering: .relaxed)
+        let inWindow = bytes - windowStartBytes.load(ordering: .relaxed)
+        // inWindow bytes over elapsed nanoseconds, against bytes per second (no Int64 overflow).
+        if Double(inWindow) * 1e9 < Double(rate) * Double(elapsed) {
+            return true
+        }
+        windowStartBytes.store(bytes, ordering: .relaxed)
+        windowStart.store(now, ordering: .relaxed)
+        return false
+    }
 }
 
-/// Enforces absolute deadlines that libmicrohttpd 0.9.75 lacks: it only has an inactivity
-/// timeout, which a client sending one byte every few seconds never trips. A thread wakes
-/// every `tickMicroseconds` and shuts down (`SHUT_RDWR`) the socket of each connection past its
-/// deadline; MHD then sees the connection end and closes it itself.
+/// Enforces absolute deadlines and minimum body rates that libmicrohttpd 0.9.75 lacks: it only
+/// has an inactivity timeout, which a client sending one byte every few seconds never trips. A
+/// thread wakes every `tickMicroseconds` and shuts down (`SHUT_RDWR`) the socket of each
+/// connection past its deadline or below its rate; MHD then sees the connection end and closes
+/// it itself.
 ///
 /// Race-free against descriptor reuse: MHD reports a connection closed (`forget`) before it
 /// closes the socket, and `forget` and the shutdowns hold the same lock, so a socket is only
@@ -66,9 +115,13 @@ final class ConnectionWatchdog: Sendable {
     let lingering = LingeringSockets()
     private let stopping = Atomic<Bool>(false)
     private let threads = Mutex<[pthread_t]>([])
+    /// Nanoseconds over which a streamed body's rate is averaged.
+    private let rateWindow: Int64
 
     /// Starts the watchdog and drain threads; nil if the system refuses to create them.
-    init?() {
+    /// A streamed body's rate is averaged over windows of `rateWindowSeconds`.
+    init?(rateWindowSeconds: Int64 = 30) {
+        rateWindow = rateWindowSeconds * 1_000_000_000
         guard spawn(runWatchdog), spawn(runDrain) else {
             stop()
             return nil
@@ -139,7 +192,8 @@ final class ConnectionWatchdog: Sendable {
 
     private func sweep(now: Int64) {
         connections.withLock { connections in
-            for connection in connections.values where connection.isPast(now) {
+            for connection in connections.values
+            where connection.isPast(now) || connection.isTooSlow(now, window: rateWindow) {
                 connection.clear()
                 // Fails only if the peer has already gone, which MHD notices either way.
                 _ = shutdown(connection.socket, Int32(SHUT_RDWR))

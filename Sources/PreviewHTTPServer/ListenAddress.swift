@@ -48,6 +48,20 @@ enum ListenAddress {
         }
     }
 
+    /// The group a peer address is counted under for the per-address connection limit.
+    static func group(of address: UnsafePointer<sockaddr>) -> AddressGroup {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            let ip = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+            return .ipv4(UInt32(bigEndian: ip))
+        case AF_INET6:
+            var ip = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            return AddressGroup(ipv6: withUnsafeBytes(of: &ip) { Array($0) })
+        default:
+            return .none
+        }
+    }
+
     /// A peer address as text (`127.0.0.1`, `::1`); empty for other families.
     static func text(of address: UnsafePointer<sockaddr>) -> String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

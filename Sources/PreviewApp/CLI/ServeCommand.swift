@@ -90,6 +90,9 @@ enum ServeCommand {
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
+        configuration.connectionLimit = options.maxConnections
+        configuration.bodyTimeoutSeconds = Int(options.bodyTimeout)
+        configuration.minimumStreamedBodyBytesPerSecond = Int(options.minUploadRate)
         configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
         // Started first, so it is stopped last: scrapes work while the main port drains.
         let metricsServer = try options.metricsListen.map { address in
