@@ -481,7 +481,7 @@ private func releaseBody(_ context: UnsafeMutableRawPointer?) {
 
 /// One structured line on stderr.
 private func logError(_ event: String, _ detail: CustomStringConvertible) {
-    let line = "component=http-server event=\(event) message=\"\(detail)\"\n"
+    let line = "component=http-server event=\(event) message=\(LogfmtValue.quoted(detail.description))\n"
     var bytes = Array(line.utf8)
     // Logging is best effort: a failed write to stderr has nowhere to be reported.
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

@@ -185,7 +185,7 @@ struct Router: HTTPResponder {
     }
 
     private func dispatch(_ request: HTTPRequest, route: Result<Route, RouteError>) throws -> HTTPResponse {
-        let route = try route.mapError(\.apiError).get()
+        let route = try route.mapError { APIFailure($0.apiError, headers: $0.headers) }.get()
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
@@ -220,11 +220,6 @@ struct Router: HTTPResponder {
         case .health, .ready, .metrics, .object: return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
-    }
-
-    private func isObject(_ route: Route) -> Bool {
-        if case .object = route { return true }
-        return false
     }
 
     /// The client's `X-Request-Id` when it is well-formed (`RequestID.wellFormed`), otherwise

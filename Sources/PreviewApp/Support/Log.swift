@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PreviewCore
 
 /// Structured logs: one line per event on stderr, `key=value` pairs (logfmt), data stays on stdout.
 public enum Log {
@@ -57,18 +58,9 @@ public enum Log {
         return line
     }
 
-    /// The value as is when it is plain ASCII without blanks, quotes or `=`; otherwise quoted,
-    /// with backslashes, quotes and newlines escaped.
+    /// The value as is when it is plain; otherwise quoted and escaped (`LogfmtValue`).
     static func quoted(_ value: String) -> String {
-        let plain =
-            !value.isEmpty
-            && value.utf8.allSatisfy { byte in
-                byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "=")
-            }
-        if plain { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\"\(escaped)\""
+        LogfmtValue.quoted(value)
     }
 
     /// `2026-12-01T16:39:45.123Z` (UTC, milliseconds).
