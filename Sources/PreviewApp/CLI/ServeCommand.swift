@@ -249,7 +249,7 @@ enum ServeCommand {
         switch host {
         case "0.0.0.0", "": return "127.0.0.1"
         case "::": return "[::1]"
-        default: return host.contains(":") ? "[\(host)]" : host
+        default: return HostAndPort.bracketed(host)
         }
     }
 
