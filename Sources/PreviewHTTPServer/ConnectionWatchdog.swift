@@ -47,6 +47,7 @@ final class ConnectionDeadline: Sendable {
     /// `instant`.
     func requestCompleted(idleUntil instant: Int64) {
         keptAlive.store(true, ordering: .relaxed)
+        minimumRate.store(0, ordering: .relaxed)
         set(instant)
     }
 
