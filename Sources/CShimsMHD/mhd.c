@@ -10,6 +10,38 @@
 static _Thread_local char *start_error;
 static _Thread_local size_t start_error_size;
 
+// Writes `message` into `out` as a quoted logfmt value: MHD's messages can quote what a client
+// sent, so quotes, backslashes and control bytes (a `\r` or `\n` would split or forge a line)
+// are escaped. `out` holds at least 4 bytes per byte of `message` plus 3.
+static void quote(char *out, const char *message) {
+  static const char hex[] = "0123456789abcdef";
+  *out++ = '"';
+  for (const unsigned char *p = (const unsigned char *)message; *p != '\0'; p++) {
+    char escape = 0;
+    switch (*p) {
+      case '"': escape = '"'; break;
+      case '\\': escape = '\\'; break;
+      case '\n': escape = 'n'; break;
+      case '\r': escape = 'r'; break;
+      case '\t': escape = 't'; break;
+      default: break;
+    }
+    if (escape != 0) {
+      *out++ = '\\';
+      *out++ = escape;
+    } else if (*p < 0x20 || *p == 0x7F) {
+      *out++ = '\\';
+      *out++ = 'x';
+      *out++ = hex[*p >> 4];
+      *out++ = hex[*p & 0xF];
+    } else {
+      *out++ = (char)*p;
+    }
+  }
+  *out++ = '"';
+  *out = '\0';
+}
+
 static void log_message(void *cls, const char *format, va_list arguments) {
   (void)cls;
   char message[512];
@@ -24,7 +56,9 @@ static void log_message(void *cls, const char *format, va_list arguments) {
     }
     return;
   }
-  fprintf(stderr, "component=http-server event=microhttpd-error message=\"%s\"\n", message);
+  char quoted[sizeof message * 4 + 3];
+  quote(quoted, message);
+  fprintf(stderr, "component=http-server event=microhttpd-error message=%s\n", quoted);
 }
 
 // Leaves escapes as sent: the app verifies signatures over the raw target, and the adapter

@@ -8,7 +8,8 @@ import Synchronization
 /// threads. `respond(to:)` is called synchronously on the connection's I/O thread or on a
 /// worker, as `admit` chose for the request (`ResponderThread`); a blocking responder holds
 /// that thread for the request. `admit` and `refuse` run on the I/O threads and must not block. A watchdog thread closes
-/// connections past their header or idle deadline (`HTTPServerConfiguration`).
+/// connections past their header, body or idle deadline, or below an upload's minimum rate
+/// (`HTTPServerConfiguration`).
 /// Sendable without `@unchecked`: the running daemon lives inside a `Mutex`.
 public final class HTTPServer: Sendable {
     private let configuration: HTTPServerConfiguration

@@ -15,7 +15,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int = 8
     /// Connections open at once, from all clients.
     public var connectionLimit: Int = 1024
-    /// Connections open at once from one peer address, so one client cannot take every slot.
+    /// Connections open at once from one peer address, so one client cannot take every slot. An
+    /// IPv6 client is counted by its /64, which one host usually has whole.
     public var maxConnectionsPerAddress: Int = 64
     /// Seconds a client has to send a complete request head: counted from connecting, and on a
     /// kept-alive connection from the moment its request line arrives. Absolute: a client
@@ -24,6 +25,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a kept-alive connection may wait for its next request line (absolute), and
     /// seconds without any progress before a request body or response is given up.
     public var idleTimeoutSeconds: Int = 30
+    /// Seconds a request admitted with `.buffer` has to send its whole body, counted from its
+    /// complete head. Absolute, like the header timeout: such bodies are small (API messages).
+    public var bodyTimeoutSeconds: Int = 10
+    /// Bytes per second a body admitted with `.stream` (an upload) must average over each
+    /// `bodyRateWindowSeconds`, or its connection is closed; 0 turns the check off. Uploads
+    /// may be large, so they get a floor on their rate rather than an absolute deadline.
+    public var minimumStreamedBodyBytesPerSecond: Int = 4096
+    public var bodyRateWindowSeconds: Int = 20
     public var listenBacklog: Int = 511
     /// Per-connection memory; bounds the request line plus headers. libmicrohttpd 0.9.75 clears
     /// the whole of it after every request, so it is resident for each kept-alive connection and

@@ -1,4 +1,5 @@
 import Glibc
+import PreviewCore
 
 /// The socket address a server binds, parsed from `HTTPServerConfiguration.host` and `port`.
 enum ListenAddress {
@@ -8,10 +9,7 @@ enum ListenAddress {
     /// Accepts IPv4 and IPv6 literals (brackets optional: `[::1]`) and `localhost`
     /// (as 127.0.0.1). Names are not resolved: a listen address should not depend on DNS.
     init(host: String, port: UInt16) throws(HTTPServerError) {
-        var literal = host == "localhost" ? "127.0.0.1" : host
-        if literal.hasPrefix("["), literal.hasSuffix("]") {
-            literal = String(literal.dropFirst().dropLast())
-        }
+        let literal = host == "localhost" ? "127.0.0.1" : HostAndPort.unbracketed(host)
         var v4 = sockaddr_in()
         if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
@@ -45,6 +43,20 @@ enum ListenAddress {
             return withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body)
             }
+        }
+    }
+
+    /// The group a peer address is counted under for the per-address connection limit.
+    static func group(of address: UnsafePointer<sockaddr>) -> AddressGroup {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            let ip = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+            return .ipv4(UInt32(bigEndian: ip))
+        case AF_INET6:
+            var ip = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            return AddressGroup(ipv6: withUnsafeBytes(of: &ip) { Array($0) })
+        default:
+            return .none
         }
     }
 

@@ -28,6 +28,10 @@ final class MHDDaemon {
         let perAddress = try Self.count("maxConnectionsPerAddress", configuration.maxConnectionsPerAddress, minimum: 1)
         let headerTimeout = try Self.count("headerTimeoutSeconds", configuration.headerTimeoutSeconds, minimum: 1)
         let idleTimeout = try Self.count("idleTimeoutSeconds", configuration.idleTimeoutSeconds, minimum: 1)
+        let bodyTimeout = try Self.count("bodyTimeoutSeconds", configuration.bodyTimeoutSeconds, minimum: 1)
+        let minimumRate = try Self.count(
+            "minimumStreamedBodyBytesPerSecond", configuration.minimumStreamedBodyBytesPerSecond, minimum: 0)
+        let rateWindow = try Self.count("bodyRateWindowSeconds", configuration.bodyRateWindowSeconds, minimum: 1)
         let backlog = try Self.count("listenBacklog", configuration.listenBacklog, minimum: 1)
         let memory = try Self.count("connectionMemoryLimit", configuration.connectionMemoryLimit, minimum: 4096)
 
@@ -44,23 +48,27 @@ final class MHDDaemon {
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
         }
-        guard let watchdog = ConnectionWatchdog() else {
+        guard let watchdog = ConnectionWatchdog(rateWindowSeconds: Int64(rateWindow)) else {
             pool.shutdown()
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create the watchdog thread")
         }
         let context = ServerContext(
             responder: responder, pool: pool, watchdog: watchdog, connections: connections,
-            headerTimeoutSeconds: Int64(headerTimeout), idleTimeoutSeconds: Int64(idleTimeout))
+            headerTimeoutSeconds: Int64(headerTimeout), idleTimeoutSeconds: Int64(idleTimeout),
+            bodyTimeoutSeconds: Int64(bodyTimeout), minimumStreamedBodyRate: Int64(minimumRate),
+            perAddress: ConnectionsPerAddress(limit: Int(perAddress)))
         var reason = [CChar](repeating: 0, count: 512)
         let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
             var settings = CShims_mhd_settings(
                 flags: flags,
                 thread_pool_size: ioThreads,
                 connection_limit: connectionLimit,
-                per_ip_connection_limit: perAddress,
-                // MHD's inactivity timeout bounds a body or response that stalls; the watchdog
-                // bounds heads and idle keep-alive connections absolutely.
+                // Counted here instead (ConnectionsPerAddress), by IPv6 /64 rather than address.
+                per_ip_connection_limit: 0,
+                // MHD's inactivity timeout bounds a response that stalls; the watchdog bounds
+                // heads, buffered bodies and idle keep-alive connections absolutely, and
+                // streamed bodies by their rate.
                 connection_timeout_seconds: idleTimeout,
                 listen_backlog: backlog,
                 connection_memory_limit: Int(memory),
@@ -124,6 +132,8 @@ final class MHDDaemon {
 /// MHD_OPTION_NOTIFY_CONNECTION: puts each new connection under the watchdog with the header
 /// deadline, and takes it off when MHD reports it closed, which MHD does before it closes
 /// the socket (MHD_cleanup_connections, and the failure path of internal_add_connection).
+/// A connection over its address group's limit is shut down at once: MHD then reads its end
+/// and closes it, and reports it closed like any other, which is where it is uncounted.
 private func connectionChanged(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
@@ -134,16 +144,24 @@ private func connectionChanged(
     case .CONNECTION_NOTIFY_STARTED:
         let socket = CShims_mhd_connection_fd(connection)
         guard socket >= 0 else { return }
+        let group = CShims_mhd_client_address(connection).map(ListenAddress.group(of:)) ?? .none
         let deadline = ConnectionDeadline(
-            socket: socket, deadline: ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds))
+            socket: socket, deadline: ConnectionWatchdog.after(seconds: context.headerTimeoutSeconds),
+            addressGroup: group)
         socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
         context.connections.open.add(1, ordering: .relaxed)
         context.watchdog.watch(deadline)
+        if !context.perAddress.add(group) {
+            // Fails only if the peer has already gone, which MHD notices either way.
+            _ = shutdown(socket, Int32(SHUT_RDWR))
+        }
     case .CONNECTION_NOTIFY_CLOSED:
         guard let pointer = socketContext.pointee else { return }
         socketContext.pointee = nil
         context.connections.open.subtract(1, ordering: .relaxed)
-        context.watchdog.forget(Unmanaged<ConnectionDeadline>.fromOpaque(pointer).takeRetainedValue())
+        let deadline = Unmanaged<ConnectionDeadline>.fromOpaque(pointer).takeRetainedValue()
+        context.perAddress.remove(deadline.addressGroup)
+        context.watchdog.forget(deadline)
     default:
         return
     }
@@ -220,6 +238,7 @@ func handleAccess(
     if received > 0 {
         guard let uploadData else { return .NO }  // MHD passes data with every non-zero size
         uploadDataSize.pointee = 0
+        state.deadline?.bodyReceived(received)
         return take(UnsafeRawBufferPointer(start: uploadData, count: received), into: state)
     }
 
@@ -235,6 +254,8 @@ func handleAccess(
         body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: head.remoteAddress, bodySink: sink)
     state.body = []
     state.dispatched = true
+    // The body is in: the server, not the client, owes the next step.
+    state.deadline?.clear()
     let responder = context.responder
     if state.respondOn == .connection {
         return queue(responder.respond(to: request), on: connection)
@@ -268,8 +289,9 @@ private func admit(
     state.head = head
     state.deadline?.clear()
     context.inFlight.add(1, ordering: .relaxed)
+    let hasBody = headers["Transfer-Encoding"] != nil || headers["Content-Length"].map { $0 != "0" } == true
     // A refusal is answered before the body is read: a body still on its way is drained on close.
-    state.lingersOnClose = headers["Transfer-Encoding"] != nil || headers["Content-Length"].map { $0 != "0" } == true
+    state.lingersOnClose = hasBody
     if let problem = HTTPFraming.problem(in: headers) {
         return queueClosing(context.responder.refuse(head, reason: problem), on: connection)
     }
@@ -279,8 +301,13 @@ private func admit(
     case .stream(let sink):
         state.lingersOnClose = false
         state.mode = .stream(sink)
+        if hasBody, context.minimumStreamedBodyRate > 0 {
+            state.deadline?.expectBody(
+                minimumBytesPerSecond: context.minimumStreamedBodyRate, now: ConnectionWatchdog.now())
+        }
     case .buffer(let requested, let thread):
         state.lingersOnClose = false
+        if hasBody { state.deadline?.set(ConnectionWatchdog.after(seconds: context.bodyTimeoutSeconds)) }
         let limit = max(0, requested)
         state.respondOn = thread
         // Framing is checked above, so a Content-Length here is one plain value.
@@ -454,7 +481,7 @@ private func releaseBody(_ context: UnsafeMutableRawPointer?) {
 
 /// One structured line on stderr.
 private func logError(_ event: String, _ detail: CustomStringConvertible) {
-    let line = "component=http-server event=\(event) message=\"\(detail)\"\n"
+    let line = "component=http-server event=\(event) message=\(LogfmtValue.quoted(detail.description))\n"
     var bytes = Array(line.utf8)
     // Logging is best effort: a failed write to stderr has nowhere to be reported.
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

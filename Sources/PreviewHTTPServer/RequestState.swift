@@ -15,8 +15,9 @@ final class RequestState: @unchecked Sendable {
     }
 
     let target: RequestTarget
-    /// The connection's watchdog entry: a header deadline until the head is complete, none
-    /// while the request is served, the idle deadline once it is answered.
+    /// The connection's watchdog entry: a header deadline until the head is complete, a body
+    /// deadline (buffered) or minimum rate (streamed) while the body arrives, none while the
+    /// request is served, the idle deadline once it is answered.
     let deadline: ConnectionDeadline?
     var head: HTTPRequestHead?
     var mode = Body.buffer(limit: 0)

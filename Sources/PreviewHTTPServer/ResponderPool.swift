@@ -4,14 +4,14 @@ import Glibc
 /// `threadCount` workers rather than the libmicrohttpd thread that owns its connection
 /// (and with it every other connection that thread serves).
 ///
-/// `@unchecked Sendable`: `jobs`, `closed` and `threads` are only touched with `mutex` held.
+/// `@unchecked Sendable`: `queue`, `closed` and `threads` are only touched with `mutex` held.
 final class ResponderPool: @unchecked Sendable {
     typealias Job = @Sendable () -> Void
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let wakeUp: UnsafeMutablePointer<pthread_cond_t>
-    private var jobs: [Job] = []
-    private var next = 0
+    /// Jobs waiting for a worker; a job (and the request it holds) leaves it when taken.
+    private var queue = JobQueue<Job>()
     private var closed = false
     private var threads: [pthread_t] = []
 
@@ -48,7 +48,7 @@ final class ResponderPool: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         guard !closed else { return false }
         accepted()
-        jobs.append(job)
+        queue.append(job)
         pthread_cond_signal(wakeUp)
         return true
     }
@@ -76,17 +76,10 @@ final class ResponderPool: @unchecked Sendable {
     private func take() -> Job? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while next == jobs.count, !closed {
+        while queue.isEmpty, !closed {
             pthread_cond_wait(wakeUp, mutex)
         }
-        guard next < jobs.count else { return nil }
-        let job = jobs[next]
-        next += 1
-        if next == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            next = 0
-        }
-        return job
+        return queue.removeFirst()
     }
 }
 

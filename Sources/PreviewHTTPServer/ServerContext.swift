@@ -13,13 +13,20 @@ final class ServerContext: Sendable {
     let headerTimeoutSeconds: Int64
     /// Seconds a kept-alive connection may wait for its next request line.
     let idleTimeoutSeconds: Int64
+    /// Seconds a buffered body has, from its complete head.
+    let bodyTimeoutSeconds: Int64
+    /// Bytes per second a streamed body must average; 0 for no floor.
+    let minimumStreamedBodyRate: Int64
+    /// Connections open per client address group, against the per-address limit.
+    let perAddress: ConnectionsPerAddress
     /// Requests between admission and NOTIFY_COMPLETED, for a graceful stop. A head still
     /// arriving is not counted: stop() does not wait for a client that may never finish it.
     let inFlight = Atomic<Int>(0)
 
     init(
         responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog, connections: ConnectionCount,
-        headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64
+        headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64, bodyTimeoutSeconds: Int64,
+        minimumStreamedBodyRate: Int64, perAddress: ConnectionsPerAddress
     ) {
         self.responder = responder
         self.pool = pool
@@ -27,5 +34,8 @@ final class ServerContext: Sendable {
         self.connections = connections
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
+        self.minimumStreamedBodyRate = minimumStreamedBodyRate
+        self.perAddress = perAddress
     }
 }

@@ -20,7 +20,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             self.port = port
         }
 
-        public var description: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+        public var description: String { HostAndPort.format(host: host, port: port) }
     }
 
     public var address: Address

@@ -53,4 +53,36 @@ struct HostileInputTests {
         #expect(response["Connection"]?.lowercased() == "close")
         #expect(try connection.closedByServer())
     }
+
+    @Test("A POST to an API route without a valid bearer token is refused with 401 on its head, before its body")
+    func unauthenticatedBodyIsRefusedOnItsHead() throws {
+        let service = try ServiceProcess()
+        let target = try RawHTTPTarget(service.baseURL + "/")
+        for authorization in ["", "Authorization: Bearer not.a.jwt\r\n"] {
+            let connection = try RawHTTPConnection(port: target.port, host: target.host, readTimeoutSeconds: 5)
+            // No body byte is sent: a server waiting for the body lets the read deadline pass.
+            try connection.send(Array((Self.postHead + authorization + "Content-Length: 1000\r\n\r\n").utf8))
+            let response = try connection.readResponse()
+            #expect(response.status == 401)
+            #expect(try ErrorResponse(json: response.body).code == "unauthenticated")
+            #expect(try connection.closedByServer())
+        }
+    }
+
+    @Test("An API body trickled one byte at a time is cut off by --body-timeout")
+    func trickledAPIBodyIsClosed() throws {
+        let service = try ServiceProcess(arguments: ["--body-timeout", "2"])
+        let token = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let target = try RawHTTPTarget(service.baseURL + "/")
+        let connection = try RawHTTPConnection(port: target.port, host: target.host)
+        try connection.send(
+            Array((Self.postHead + "Authorization: Bearer \(token)\r\nContent-Length: 150\r\n\r\n").utf8))
+        // 150 bytes at one per 200 ms would take 30 s; the deadline closes it at 2 s.
+        var closed = false
+        for _ in 0..<150 where !closed {
+            closed = try connection.waitForClose(milliseconds: 200)
+            if !closed, (try? connection.send(Array("a".utf8))) == nil { closed = true }
+        }
+        #expect(closed)
+    }
 }

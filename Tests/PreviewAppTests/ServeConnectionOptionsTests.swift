@@ -51,6 +51,32 @@ struct ServeConnectionOptionsTests {
     }
 
     @Test(
+        "1,024 connections, a 10 s body deadline and a 4,096 B/s upload floor by default; the environment sets them and flags override it"
+    )
+    func connectionsAndBodies() throws {
+        let defaults = try serveOptions([])
+        #expect(defaults.maxConnections == 1024)
+        #expect(defaults.bodyTimeout == 10)
+        #expect(defaults.minUploadRate == 4096)
+        let environment = [
+            "STREAMPREVIEW_MAX_CONNECTIONS": "100", "STREAMPREVIEW_BODY_TIMEOUT": "3",
+            "STREAMPREVIEW_MIN_UPLOAD_RATE": "0",
+        ]
+        let fromEnvironment = try serveOptions([], environment: environment)
+        #expect(fromEnvironment.maxConnections == 100)
+        #expect(fromEnvironment.bodyTimeout == 3)
+        #expect(fromEnvironment.minUploadRate == 0)
+        let fromFlags = try serveOptions(
+            ["--max-connections", "50", "--body-timeout=4", "--min-upload-rate", "100"], environment: environment)
+        #expect(fromFlags.maxConnections == 50)
+        #expect(fromFlags.bodyTimeout == 4)
+        #expect(fromFlags.minUploadRate == 100)
+        #expect(throws: UsageError.self) { try serveOptions(["--max-connections", "0"]) }
+        #expect(throws: UsageError.self) { try serveOptions(["--body-timeout", "0"]) }
+        #expect(throws: UsageError.self) { try serveOptions(["--min-upload-rate", "-1"]) }
+    }
+
+    @Test(
         "zero or a non-number is a usage error",
         arguments: ["--max-connections-per-ip", "--header-timeout", "--idle-timeout", "--threads", "--worker-threads"])
     func outOfRange(flag: String) {

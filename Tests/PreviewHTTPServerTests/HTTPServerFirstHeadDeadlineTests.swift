@@ -8,17 +8,23 @@ struct HTTPServerFirstHeadDeadlineTests {
     @Test("a request line sent late does not give a new connection a second header timeout")
     func lateRequestLineKeepsTheConnectDeadline() throws {
         let responder = RecordingResponder()
-        try withServer(responder, configure: { $0.headerTimeoutSeconds = 2 }) { port in
-            let connection = try RawHTTPConnection(port: port)
-            // Silent for 1.5 s of its 2 s: the request line still arrives in time.
-            try #require(try !connection.waitForClose(milliseconds: 1_500))
-            try connection.send("GET /late HTTP/1.1\r\nHost: h\r\n")
-            // Timed from the request line the head would be due at 3.5 s; timed from connecting it
-            // is due at 2 s, within this wait.
-            let closed = try connection.waitForClose(milliseconds: 1_500)
+        try withServer(responder, configure: { $0.headerTimeoutSeconds = 10 }) { port in
+            // `late` connects first, so its connect deadline comes no later than `silent`'s: the
+            // watchdog closes it in the same sweep as `silent` at the latest. Timed from its
+            // request line instead, it would outlive `silent` by the 5 s it waited.
+            let late = try RawHTTPConnection(port: port)
+            let silent = try RawHTTPConnection(port: port)
+            // Half the header timeout: a loaded machine has 5 s to spare either way.
+            try #require(try !late.waitForClose(milliseconds: 5_000))
+            try late.send("GET /late HTTP/1.1\r\nHost: h\r\n")
+            try #require(
+                try silent.waitForClose(milliseconds: 30_000), "the header deadline closes a silent connection")
+            // Closed in the same sweep, so already or within moments; a second timeout would
+            // keep it open about 5 s longer.
+            let closed = try late.waitForClose(milliseconds: 2_000)
             if !closed {
-                try connection.send("\r\n")
-                _ = try connection.waitForClose(milliseconds: 500)
+                try late.send("\r\n")
+                _ = try late.waitForClose(milliseconds: 1_000)
             }
             #expect(closed, "the head was still accepted after the header timeout had passed since connecting")
             #expect(responder.seenHeads.isEmpty)

@@ -99,6 +99,9 @@ enum ServeCommand {
         configuration.maxConnectionsPerAddress = options.maxConnectionsPerIP
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
+        configuration.connectionLimit = options.maxConnections
+        configuration.bodyTimeoutSeconds = Int(options.bodyTimeout)
+        configuration.minimumStreamedBodyBytesPerSecond = Int(options.minUploadRate)
         configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
         // Started first, so it is stopped last: scrapes work while the main port drains.
         let metricsServer = try options.metricsListen.map { address in
@@ -265,7 +268,7 @@ enum ServeCommand {
         switch host {
         case "0.0.0.0", "": return "127.0.0.1"
         case "::": return "[::1]"
-        default: return host.contains(":") ? "[\(host)]" : host
+        default: return HostAndPort.bracketed(host)
         }
     }
 

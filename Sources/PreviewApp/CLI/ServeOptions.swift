@@ -31,6 +31,12 @@ public struct ServeOptions: Sendable, Equatable {
     public var headerTimeout: Int64 = 10
     /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
     public var idleTimeout: Int64 = 30
+    /// Connections open at once, from all clients.
+    public var maxConnections = 1024
+    /// Seconds an API request has to send its whole body, from its complete head.
+    public var bodyTimeout: Int64 = 10
+    /// Bytes per second an upload body must average over each 20 s; 0 turns the floor off.
+    public var minUploadRate: Int64 = 4096
     public var sweepInterval: Int64 = 30
     /// Seconds between SIGTERM (readiness turns 503) and closing the listener.
     public var drainDelay: Int64 = 0
@@ -137,7 +143,7 @@ public struct ServeOptions: Sendable, Equatable {
                 help: "threads for requests that wait on object storage or disk: commit, objects (default 8)"),
             OptionSpec(
                 flag: "max-connections-per-ip", environment: "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP",
-                help: "connections one client address may hold open at once (default 64)"),
+                help: "connections one client address (an IPv6 /64) may hold open at once (default 64)"),
             OptionSpec(
                 flag: "header-timeout", environment: "STREAMPREVIEW_HEADER_TIMEOUT",
                 help:
@@ -147,6 +153,19 @@ public struct ServeOptions: Sendable, Equatable {
                 flag: "idle-timeout", environment: "STREAMPREVIEW_IDLE_TIMEOUT",
                 help:
                     "seconds an idle keep-alive connection waits for its next request, and a request body or response may stall (default 30)"
+            ),
+            OptionSpec(
+                flag: "max-connections", environment: "STREAMPREVIEW_MAX_CONNECTIONS",
+                help: "connections open at once from all clients; more are refused (default 1024)"),
+            OptionSpec(
+                flag: "body-timeout", environment: "STREAMPREVIEW_BODY_TIMEOUT",
+                help:
+                    "seconds an API request has to send its whole body once its head is in; trickling bytes does not extend it (default 10)"
+            ),
+            OptionSpec(
+                flag: "min-upload-rate", environment: "STREAMPREVIEW_MIN_UPLOAD_RATE",
+                help:
+                    "bytes per second an object upload must average over each 20 s, or its connection is closed; 0 turns it off (default 4096)"
             ),
             OptionSpec(
                 flag: "sweep-interval", environment: "STREAMPREVIEW_SWEEP_INTERVAL",
@@ -265,6 +284,11 @@ public struct ServeOptions: Sendable, Equatable {
             try options.int64("max-connections-per-ip", default: Int64(serve.maxConnectionsPerIP), range: 1...65535))
         serve.headerTimeout = try options.int64("header-timeout", default: serve.headerTimeout, range: 1...3600)
         serve.idleTimeout = try options.int64("idle-timeout", default: serve.idleTimeout, range: 1...86400)
+        serve.maxConnections = Int(
+            try options.int64("max-connections", default: Int64(serve.maxConnections), range: 1...1_000_000))
+        serve.bodyTimeout = try options.int64("body-timeout", default: serve.bodyTimeout, range: 1...3600)
+        serve.minUploadRate = try options.int64(
+            "min-upload-rate", default: serve.minUploadRate, range: 0...(1 << 30))
         serve.sweepInterval = try options.int64("sweep-interval", default: 30, range: 0...86400)
         serve.feedCacheMilliseconds = try options.int64(
             "feed-max-age-ms", default: serve.feedCacheMilliseconds, range: 1...3_600_000)

@@ -53,7 +53,35 @@ struct Router: HTTPResponder {
             let message = limit == 0 ? "this request takes no body" : "the request body is over \(limit) bytes"
             return .reject(answer(head, APIError(.payloadTooLarge, message)))
         }
+        if let route, Self.needsCaller(route), Self.declaresBody(head) {
+            // An anonymous client does not get to send a body it is not allowed to send: a
+            // missing or invalid token is answered now, before a body byte is read.
+            do {
+                _ = try context.authenticator.caller(Self.bodiless(head), now: context.now)
+            } catch {
+                return .reject(answer(head, error))
+            }
+        }
         return .buffer(limit: limit, on: Self.thread(for: route))
+    }
+
+    /// The routes whose handler starts with `Authenticator.caller`.
+    static func needsCaller(_ route: Route) -> Bool {
+        switch route {
+        case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen: return true
+        case .health, .ready, .metrics, .feed, .object: return false
+        }
+    }
+
+    private static func declaresBody(_ head: HTTPRequestHead) -> Bool {
+        head.headers["Transfer-Encoding"] != nil || head.headers["Content-Length"].map { $0 != "0" } == true
+    }
+
+    /// The request as far as its head tells.
+    private static func bodiless(_ head: HTTPRequestHead) -> HTTPRequest {
+        HTTPRequest(
+            method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
+            remoteAddress: head.remoteAddress)
     }
 
     /// Where a route is answered. On the connection's I/O thread (no suspend, no hand-off) when
@@ -80,9 +108,7 @@ struct Router: HTTPResponder {
     /// An error answer to a request refused on its head, rendered and logged like any other.
     private func answer(_ head: HTTPRequestHead, _ error: any Error) -> HTTPResponse {
         let started = ContinuousClock.now
-        let request = HTTPRequest(
-            method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
-            remoteAddress: head.remoteAddress)
+        let request = Self.bodiless(head)
         let requestId = Self.requestId(of: request)
         let label = Self.label(Route.parse(method: head.method, path: head.path), method: head.method)
         var response = errorResponse(error, requestId: requestId, for: request)
@@ -160,7 +186,7 @@ struct Router: HTTPResponder {
     }
 
     private func dispatch(_ request: HTTPRequest, route: Result<Route, RouteError>) throws -> HTTPResponse {
-        let route = try route.mapError(\.apiError).get()
+        let route = try route.mapError { APIFailure($0.apiError, headers: $0.headers) }.get()
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
@@ -195,11 +221,6 @@ struct Router: HTTPResponder {
         case .health, .ready, .metrics, .object: return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
-    }
-
-    private func isObject(_ route: Route) -> Bool {
-        if case .object = route { return true }
-        return false
     }
 
     /// The client's `X-Request-Id` when it is well-formed (`RequestID.wellFormed`), otherwise

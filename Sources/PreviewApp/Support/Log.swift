@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PreviewCore
 
 /// Structured logs: one line per event on stderr, `key=value` pairs (logfmt), data stays on stdout.
 public enum Log {
@@ -57,54 +58,9 @@ public enum Log {
         return line
     }
 
-    /// The longest value written, in UTF-8 bytes: a longer one (a crafted path, an error text)
-    /// is cut at a character boundary, with the number of bytes left out.
-    static let maxValueBytes = 1024
-
-    /// The value as is when it is plain printable ASCII without blanks, quotes or `=`, and not
-    /// over `maxValueBytes`; otherwise quoted, with backslashes and quotes escaped, `\n`, `\r`,
-    /// `\t`, and every other control character (C0, DEL, C1), line or paragraph separator,
-    /// bidirectional control and byte-order mark as `\u` and four hex digits, so a value can
-    /// neither end the line, forge another one, nor restyle a terminal.
+    /// The value as is when it is plain; otherwise quoted and escaped (`LogfmtValue`).
     static func quoted(_ value: String) -> String {
-        let length = value.utf8.count
-        let plain =
-            length > 0 && length <= maxValueBytes
-            && value.utf8.allSatisfy { byte in
-                byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "=")
-            }
-        if plain { return value }
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        out.reserveCapacity(min(length, maxValueBytes) + 32)
-        var taken = 0
-        for scalar in value.unicodeScalars {
-            let width = UTF8.width(scalar)
-            guard taken + width <= maxValueBytes else { break }
-            taken += width
-            escape(scalar, into: &out)
-        }
-        if taken < length { out.append(contentsOf: "...(\(length - taken) more bytes)".utf8) }
-        out.append(UInt8(ascii: "\""))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func escape(_ scalar: Unicode.Scalar, into out: inout [UInt8]) {
-        switch scalar.value {
-        case 0x5C: out.append(contentsOf: #"\\"#.utf8)
-        case 0x22: out.append(contentsOf: #"\""#.utf8)
-        case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-        case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-        case 0x09: out.append(contentsOf: #"\t"#.utf8)
-        case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-            out.append(contentsOf: #"\u"#.utf8)
-            for shift in stride(from: 12, through: 0, by: -4) {
-                out.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)])
-            }
-        default:
-            UTF8.encode(scalar) { out.append($0) }
-        }
+        LogfmtValue.quoted(value)
     }
 
     /// `2026-12-01T16:39:45.123Z` (UTC, milliseconds).

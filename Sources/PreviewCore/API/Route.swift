@@ -77,6 +77,13 @@ public enum RouteError: Error, Sendable, Equatable {
     case methodNotAllowed(allowed: [String])
     case badStreamID(String)
 
+    /// The response fields the error requires: `Allow` on a 405 (RFC 9110 §15.5.6).
+    public var headers: HTTPHeaders {
+        var headers = HTTPHeaders()
+        if case .methodNotAllowed(let allowed) = self { headers.add("Allow", allowed.joined(separator: ", ")) }
+        return headers
+    }
+
     public var apiError: APIError {
         switch self {
         case .notFound: return APIError(.notFound, "no such route")

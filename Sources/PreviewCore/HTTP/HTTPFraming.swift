@@ -16,7 +16,7 @@ public enum HTTPFraming {
     /// coding names are; leading blanks allowed, trailing ones not), and never both together.
     public static func problem(in headers: HTTPHeaders) -> HTTPRefusal? {
         for field in headers {
-            guard isToken(field.name) else {
+            guard HTTPToken.isToken(field.name) else {
                 return .ambiguousFraming("a field name with whitespace or a folded line in it")
             }
             // Only a name at least as long as "content-length" can be one with more glued on.
@@ -46,19 +46,5 @@ public enum HTTPFraming {
             return .ambiguousFraming("Transfer-Encoding other than chunked")
         }
         return nil
-    }
-
-    /// RFC 9110 §5.6.2: one or more of ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                    return true
-                default:
-                    return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-                }
-            }
     }
 }

@@ -68,10 +68,6 @@ public struct ProtoReader: Sendable {
         return text
     }
 
-    public mutating func readBytes(_ field: ProtoField) throws(WireError) -> [UInt8] {
-        Array(bytes[try readLengthDelimitedRange(field)])
-    }
-
     /// An embedded message: a reader over its bytes, sharing this buffer.
     public mutating func readMessage(_ field: ProtoField) throws(WireError) -> ProtoReader {
         let range = try readLengthDelimitedRange(field)

@@ -1,3 +1,5 @@
+import PreviewCore
+
 /// What a cluster node's error reply says to do with a command it did not run.
 public enum ClusterRedirect: Sendable, Equatable {
     /// `MOVED <slot> <host>:<port>`: the slot lives on that node now; update the map and resend.
@@ -17,11 +19,9 @@ public enum ClusterRedirect: Sendable, Equatable {
         }
         let parts = message.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 3, parts[0] == "MOVED" || parts[0] == "ASK", let slot = Int(parts[1]),
-            (0..<ClusterSlot.count).contains(slot), let colon = parts[2].lastIndex(of: ":"),
-            let port = Int(parts[2][parts[2].index(after: colon)...]), (1...65535).contains(port)
+            (0..<ClusterSlot.count).contains(slot), let (host, port) = HostAndPort.split(parts[2]),
+            (1...65535).contains(port)
         else { return nil }
-        var host = String(parts[2][..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self =
             parts[0] == "MOVED" ? .moved(slot: slot, host: host, port: port) : .ask(slot: slot, host: host, port: port)
     }

@@ -1,3 +1,5 @@
+import PreviewCore
+
 /// Which primary serves each slot, read from a `CLUSTER SLOTS` reply. Pure code.
 struct ClusterSlotMap: Sendable {
     /// A primary, as `host:port`, per slot; nil where no node serves the slot.
@@ -31,6 +33,6 @@ struct ClusterSlotMap: Sendable {
     }
 
     static func address(host: String, port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        HostAndPort.format(host: host, port: port)
     }
 }

@@ -1,3 +1,4 @@
+import PreviewCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -365,11 +366,9 @@ public final class RedisCluster: RedisClient, Sendable {
 
     /// The endpoint of `host:port`, with the seeds' credentials.
     private func nodeEndpoint(_ node: String) throws -> RedisEndpoint {
-        guard let colon = node.lastIndex(of: ":"), let port = Int(node[node.index(after: colon)...]) else {
+        guard let (host, port) = HostAndPort.split(node) else {
             throw RedisError(kind: .protocolError, message: "cluster node address '\(node)' has no port")
         }
-        var host = String(node[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let seed = endpoint.seeds.first
         return RedisEndpoint(address: .tcp(host: host, port: port), username: seed?.username, password: seed?.password)
     }

@@ -1,3 +1,5 @@
+import PreviewCore
+
 /// A Redis Cluster to reach through seed nodes: `redis-cluster://[[user]:password@]host:port[,host:port...]`.
 /// Every node is logged in to with the same credentials; a cluster has only database 0.
 public struct RedisClusterEndpoint: Sendable, Equatable, CustomStringConvertible {
@@ -48,7 +50,7 @@ extension RedisEndpoint {
     /// sentinel one (a cluster seed is always TCP).
     var hostAndPort: String {
         switch address {
-        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .tcp(let host, let port): HostAndPort.format(host: host, port: port)
         case .unix(let path): path
         case .sentinel(let nodes, _): nodes.map(\.description).joined(separator: ",")
         }
