@@ -11,8 +11,10 @@ static _Thread_local char *start_error;
 static _Thread_local size_t start_error_size;
 
 // Writes `message` into `out` as a quoted logfmt value: MHD's messages can quote what a client
-// sent, so quotes, backslashes and control bytes (a `\r` or `\n` would split or forge a line)
-// are escaped. `out` holds at least 4 bytes per byte of `message` plus 3.
+// sent, so quotes, backslashes, control bytes (a `\r` or `\n` would split or forge a line) and
+// every byte outside ASCII (which could start a C1 control, a line separator or a bidi control)
+// are escaped, the others as `\u00XX` like the Swift side's. `out` holds at least 6 bytes per
+// byte of `message` plus 3.
 static void quote(char *out, const char *message) {
   static const char hex[] = "0123456789abcdef";
   *out++ = '"';
@@ -29,9 +31,11 @@ static void quote(char *out, const char *message) {
     if (escape != 0) {
       *out++ = '\\';
       *out++ = escape;
-    } else if (*p < 0x20 || *p == 0x7F) {
+    } else if (*p < 0x20 || *p >= 0x7F) {
       *out++ = '\\';
-      *out++ = 'x';
+      *out++ = 'u';
+      *out++ = '0';
+      *out++ = '0';
       *out++ = hex[*p >> 4];
       *out++ = hex[*p & 0xF];
     } else {
@@ -56,7 +60,7 @@ static void log_message(void *cls, const char *format, va_list arguments) {
     }
     return;
   }
-  char quoted[sizeof message * 4 + 3];
+  char quoted[sizeof message * 6 + 3];
   quote(quoted, message);
   fprintf(stderr, "component=http-server event=microhttpd-error message=%s\n", quoted);
 }

@@ -73,13 +73,8 @@ struct HTTPServerDeadlineTests {
             let connection = try RawHTTPConnection(port: port)
             let body = Array("0123456789012345".utf8)
             try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.count)\r\n\r\n")
-            // One byte per 200 ms after the sink has the previous one: 3.2 s, past the deadline.
-            for (index, byte) in body.enumerated() {
-                #expect(try !connection.waitForClose(milliseconds: 200))
-                try connection.send([byte])
-                try #require(eventually { sink.received.count == index + 1 })
-            }
-            #expect(try connection.readResponse().status == 200)
+            // One byte per 200 ms: 3.2 s, past the deadline.
+            try sink.receiveSlowly(body, on: connection)
         }
         #expect(sink.received.count == 16)
     }

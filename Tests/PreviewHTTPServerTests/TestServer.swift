@@ -3,6 +3,7 @@ import PreviewCore
 import PreviewHTTPServer
 import PreviewTestSupport
 import Synchronization
+import Testing
 
 /// Records every head, refusal and request it sees; admits with `admission` (by default
 /// `.buffer(limit:on:)`) and answers with `answer`.
@@ -121,5 +122,18 @@ final class RecordingSink: HTTPBodySink {
 
     func abandon() {
         abandons.add(1, ordering: .releasing)
+    }
+}
+
+extension RecordingSink {
+    /// Sends `body` on `connection` one byte per 200 ms after this sink has the previous one
+    /// (the connection must stay open meanwhile), then expects the 200.
+    func receiveSlowly(_ body: [UInt8], on connection: RawHTTPConnection) throws {
+        for (index, byte) in body.enumerated() {
+            #expect(try !connection.waitForClose(milliseconds: 200))
+            try connection.send([byte])
+            try #require(eventually { received.count == index + 1 })
+        }
+        #expect(try connection.readResponse().status == 200)
     }
 }
