@@ -70,13 +70,18 @@ public struct SweepOptions: Sendable, Equatable {
 
         One run of the sweeper: removes expired previews from the feed, then deletes every
         object that is due (replaced and ended objects past their grace, uploads not committed
-        by their deadline) in batches, and exits. Only one sweeper acts at a time (a lease in
-        Redis): a run that finds another one working exits 0 at once.
+        by their deadline) in batches, and exits. Only one sweeper acts at a time (a 10 s lease
+        in Redis, renewed every 2 s while a run works): a run that finds another one working
+        does nothing and says so (stop=lease_held); one killed keeps the others out at most
+        10 s, and the next run takes over what it had claimed.
 
-        Prints one line: swept previews=N objects=M kept=K failed=F seconds=S
-        Exit status: 0 all due work done; 75 some deletes failed (they stay queued and are
-        retried with backoff) or --max-seconds ran out first; 69 Redis or the object store is
-        unreachable, or no serve runs on --data-dir; 64 bad options.
+        Prints one line: swept previews=N objects=M kept=K failed=F seconds=S stop=REASON
+        (REASON: drained, lease_held with lease_ends_in=S, lease_lost, time_up,
+        store_unreachable).
+        Exit status: 0 all due work done, or another sweeper holds the lease (stop=lease_held:
+        that one does the work); 75 some deletes failed (they stay queued and are retried with
+        backoff), --max-seconds ran out first, or the lease was lost mid-run; 69 Redis or the
+        object store is unreachable, or no serve runs on --data-dir; 64 bad options.
 
         Options (flags override environment variables):
         \(OptionParser.helpText(specs))
