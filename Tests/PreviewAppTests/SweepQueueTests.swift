@@ -210,6 +210,26 @@ import Testing
         #expect(try app.objectExists(live.movieUrl))
     }
 
+    @Test func infiniteScoresInTheEarlierObjectIndexAreClampedAndNeverTrapTheSweeper() throws {
+        let app = try AppHarness()
+        let store = app.context.store
+        let never = ObjectKeys.movie(streamId: 11, uploadId: String(repeating: "c", count: 32), type: .mp4)
+        let now = ObjectKeys.movie(streamId: 12, uploadId: String(repeating: "d", count: 32), type: .mp4)
+        // Redis takes infinite scores as they are: what an earlier version or an operator left.
+        _ = try redis(app, ["ZADD", store.keys.legacyGarbage, "inf", never, "-inf", now])
+        _ = try redis(app, ["ZADD", store.keys.deleting(13), "-inf", "unknown-key", "inf", "other-key"])
+        _ = try redis(app, ["ZADD", store.keys.sweepQueue, "-inf", "13"])
+
+        let report = try app.sweep()
+        #expect(report.stop == .drained)
+        #expect(report.objectsDeleted == 2, "the -inf entries are due now: \(report)")
+        #expect(try redis(app, ["EXISTS", store.keys.legacyGarbage]).int == 0, "every entry left the old index")
+        #expect(try redis(app, ["ZRANGE", store.keys.garbage(11), "0", "-1"]).array?.compactMap(\.string) == [never])
+        let due = try #require(try redis(app, ["ZSCORE", store.keys.sweepQueue, "13"]).string.flatMap(Double.init))
+        #expect(due == 0x1p53, "the +inf entry left in stream 13 is looked at never, as an integer time")
+        #expect(try app.sweep().stop == .drained, "a second run goes through the same data")
+    }
+
     @Test func aStreamsVersionAndLikersExpireAfterItsLastPreviewAndPersistWhileLive() throws {
         let app = try AppHarness()
         let store = app.context.store

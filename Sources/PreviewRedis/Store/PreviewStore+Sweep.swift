@@ -264,25 +264,28 @@ extension PreviewStore {
     // MARK: Upgrade
 
     /// Moves up to `limit` entries of the object index written by earlier versions into their
-    /// streams' garbage sets (due when they were), queueing the streams first. Keys that are
-    /// not ours are dropped without touching the store. Returns how many entries were moved.
+    /// streams' garbage sets (due when they were; an `inf` score stays never due, `-inf` is due
+    /// now), queueing the streams first. Keys that are not ours, or whose score is no number,
+    /// are dropped without touching the store. Returns how many entries were moved or dropped.
     public func migrateLegacyGarbage(now: Int64, limit: Int) throws -> Int {
         let reply = try pool.withConnection { connection in
             try connection.command(["ZRANGE", keys.legacyGarbage, "0", String(limit - 1), "WITHSCORES"])
         }
         let items = reply.array ?? []
-        var entries: [(key: String, due: Int64)] = []
+        var entries: [(key: String, due: Int64?)] = []
         var index = 0
         while index + 1 < items.count {
-            if let key = items[index].string, let due = items[index + 1].string.flatMap({ Double($0) }) {
-                entries.append((key, Int64(due)))
+            if let key = items[index].string {
+                entries.append((key, items[index + 1].string.flatMap { RedisScore.integer($0) }))
             }
             index += 2
         }
         guard !entries.isEmpty else { return 0 }
         var owned: [(streamId: Int64, key: String, due: Int64)] = []
         for entry in entries {
-            if let owner = ObjectKeys.owner(of: entry.key) { owned.append((owner.streamId, entry.key, entry.due)) }
+            if let due = entry.due, let owner = ObjectKeys.owner(of: entry.key) {
+                owned.append((owner.streamId, entry.key, due))
+            }
         }
         try enqueueSweep(owned.map { ($0.streamId, $0.due) }, now: now)
         let replies = try pool.withConnection { connection in

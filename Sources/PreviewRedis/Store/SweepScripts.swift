@@ -186,7 +186,8 @@ enum SweepScripts {
     /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
     /// number of deleted keys, the deleted keys, then the failed keys.
     /// Returns when the stream needs a look next: the earliest time in either set, or the
-    /// live preview's expiry if sooner; -1 when there is nothing to look at.
+    /// live preview's expiry if sooner; -1 when there is nothing to look at. Times are clamped
+    /// to 0...2^53, so a hostile `inf` or `-inf` score still becomes an integer reply.
     static let acknowledge = RedisScript(
         name: "sweepAcknowledge",
         source: """
@@ -197,7 +198,8 @@ enum SweepScripts {
               local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
               redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
             end
-            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1')
+            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1') or 0
+            if next ~= -1 then next = math.max(next, 0) end
             local gone = {}
             for i = 5, 4 + deleted do gone[ARGV[i]] = true end
             for k = 1, 2 do
@@ -205,7 +207,7 @@ enum SweepScripts {
               local entries = redis.call('ZRANGE', KEYS[k], 0, k == 2 and deleted or 0, 'WITHSCORES')
               for j = 1, #entries, 2 do
                 if not (k == 2 and gone[entries[j]]) then
-                  local score = tonumber(entries[j + 1])
+                  local score = math.max(tonumber(entries[j + 1]), 0)
                   if next < 0 or score < next then next = score end
                   break
                 end
@@ -216,6 +218,6 @@ enum SweepScripts {
               redis.call('ZREM', KEYS[2], unpack(keys))
               redis.call('HDEL', KEYS[3], unpack(keys))
             end
-            return next
+            return math.min(next, 2 ^ 53)
             """)
 }
