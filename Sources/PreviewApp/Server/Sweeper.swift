@@ -98,7 +98,8 @@ struct Sweeper: Sendable {
                 break
             }
             guard
-                let stop = try batch(token: token, now: now(), heartbeat: heartbeat, report: &report)
+                let stop = try batch(
+                    token: token, now: now(), heartbeat: heartbeat, shouldStop: shouldStop, report: &report)
             else {
                 continue
             }
@@ -112,7 +113,7 @@ struct Sweeper: Sendable {
     /// One batch: upgrade entries, expired previews, then due garbage. Returns why to stop, or
     /// nil to go on.
     private func batch(
-        token: Int64, now: Int64, heartbeat: SweepLeaseHeartbeat, report: inout Report
+        token: Int64, now: Int64, heartbeat: SweepLeaseHeartbeat, shouldStop: () -> Bool, report: inout Report
     ) throws -> Report.Stop? {
         var progressed = try store.migrateLegacyGarbage(now: now, limit: settings.batchStreams) > 0
         let expired = try store.expiredStreams(now: now, limit: settings.batchStreams)
@@ -135,12 +136,12 @@ struct Sweeper: Sendable {
             keepAfterEnd: settings.keepAfterEndSeconds)
         report.previewsRemoved += collected.filter { $0.retiredVersion != nil }.count
         let keys = collected.flatMap(\.keys)
-        // In slices, so a lost lease stops the deletes soon: keys not tried stay claimed (the
-        // batch is not settled), and the next lease holder takes them over at once.
+        // In slices, so a lost lease or a shutdown stops the deletes soon: keys not tried stay
+        // claimed (the batch is not settled), and the next lease holder takes them over at once.
         var failed: [String: StorageError] = [:]
         var tried = Set<String>()
         for start in stride(from: 0, to: keys.count, by: settings.deleteSlice) {
-            guard !heartbeat.isLost else { break }
+            guard !heartbeat.isLost, !shouldStop() else { break }
             let slice = Array(keys[start..<min(keys.count, start + settings.deleteSlice)])
             failed.merge(storage.delete(keys: slice, concurrency: settings.concurrency)) { first, _ in first }
             tried.formUnion(slice)
@@ -162,7 +163,7 @@ struct Sweeper: Sendable {
         }
         let next = try store.acknowledgeDeletes(
             outcomes, now: now, backoffSeconds: settings.backoffSeconds, maxBackoffSeconds: settings.maxBackoffSeconds)
-        guard tried.count == keys.count else { return .leaseLost }
+        guard tried.count == keys.count else { return heartbeat.isLost ? .leaseLost : .stopped }
         guard
             try store.settleSweep(
                 token: token, now: now, settleSeconds: settings.settleSeconds, claimUntil: claimUntil,
