@@ -45,7 +45,9 @@ public struct SweepOptions: Sendable, Equatable {
                 flag: "batch-streams", environment: "STREAMPREVIEW_SWEEP_BATCH_STREAMS",
                 help: "streams taken per batch; each batch's deletes run side by side (default 1000)"),
             OptionSpec(
-                flag: "dry-run", help: "print what would be expired and deleted; change nothing", isSwitch: true),
+                flag: "dry-run",
+                help: "print what would be expired and deleted; change nothing (--dry-run=false: a real run)",
+                isSwitch: true),
         ] + StorageOptions.specs
 
     static func parse(_ options: ParsedOptions, environment: [String: String]) throws(UsageError) -> SweepOptions {
@@ -60,7 +62,7 @@ public struct SweepOptions: Sendable, Equatable {
         sweep.concurrency = Int(try options.int64("concurrency", default: Int64(sweep.concurrency), range: 1...256))
         sweep.batchStreams = Int(
             try options.int64("batch-streams", default: Int64(sweep.batchStreams), range: 1...100_000))
-        sweep.dryRun = options.isSet("dry-run")
+        sweep.dryRun = try options.bool("dry-run")
         return sweep
     }
 
