@@ -42,7 +42,9 @@ struct SweepRaceTests {
         }
     }
 
-    @Test("Thousands of commits while sweep runs in a loop: no feed entry or fresh commit points at a deleted object")
+    @Test(
+        "Commits while sweep runs in a loop, until enough of each happened: no feed entry or fresh commit points at a deleted object"
+    )
     func commitsAndSweepsNeverPublishDeletedObjects() throws {
         // Upload URLs live 5 s (a PUT of a loaded machine still makes it; one that does not is
         // refused and counts for nothing); uploads must be committed 1 s after that.
