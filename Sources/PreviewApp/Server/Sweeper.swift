@@ -59,9 +59,9 @@ struct Sweeper: Sendable {
         var didWork: Bool { previewsRemoved + objectsDeleted + objectsKept + failures > 0 }
     }
 
-    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass or `shouldStop()`
-    /// says so (checked between batches). Throws `RedisError` when Redis fails; what was done
-    /// stays done.
+    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass, the lease is lost or
+    /// `shouldStop()` says so (checked between batches and between slices of deletes). Throws
+    /// `RedisError` when Redis fails; what was done stays done.
     func drain(maxSeconds: Double, now: () -> Int64, shouldStop: () -> Bool = { false }) throws -> Report {
         let started = ContinuousClock.now
         var report = Report()
