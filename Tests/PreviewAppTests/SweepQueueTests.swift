@@ -17,16 +17,24 @@ import Testing
         try redis(app, ["ZRANGE", app.context.store.keys.sweepQueue, "0", "-1"]).array?.compactMap(\.string) ?? []
     }
 
+    func lease(_ store: PreviewStore, milliseconds: Int64 = 60_000) throws -> Int64? {
+        guard case .acquired(let token) = try store.acquireSweepLease(milliseconds: milliseconds) else { return nil }
+        return token
+    }
+
     @Test func aRunFindingTheLeaseHeldDoesNothingAndTheNextRunDoesTheWork() throws {
         let app = try AppHarness()
         let first = try app.publish(stream: 1)
         try app.publish(stream: 1)
         app.advance(seconds: 3601)
-        let token = try #require(try app.context.store.acquireSweepLease(milliseconds: 60_000))
+        let token = try #require(try lease(app.context.store))
 
         let blocked = try app.sweep()
         #expect(blocked.stop == .leaseHeld)
         #expect(blocked.objectsDeleted == 0)
+        let endsIn = try #require(blocked.leaseEndsInSeconds, "the run says when the lease ends")
+        #expect(endsIn > 0 && endsIn <= 60)
+        #expect(blocked.summary.contains(" stop=lease_held lease_ends_in="), "\(blocked.summary)")
         #expect(try app.objectExists(first.movieUrl))
 
         try app.context.store.releaseSweepLease(token: token)
@@ -40,9 +48,9 @@ import Testing
         let app = try AppHarness()
         let store = app.context.store
         try store.enqueueSweep([(7, app.now)], now: app.now)
-        let old = try #require(try store.acquireSweepLease(milliseconds: 60_000))
+        let old = try #require(try lease(store))
         _ = try redis(app, ["DEL", store.keys.sweepLease])
-        let new = try #require(try store.acquireSweepLease(milliseconds: 60_000))
+        let new = try #require(try lease(store))
         #expect(new > old, "fencing tokens only grow")
 
         #expect(try store.claimDueStreams(token: old, now: app.now, limit: 10, claimUntil: app.now + 120) == nil)
@@ -51,7 +59,36 @@ import Testing
             try !store.settleSweep(
                 token: old, now: app.now, settleSeconds: 0, claimUntil: app.now + 120, next: [(7, nil)]))
         #expect(try queued(app) == ["7"], "the stale sweeper changed nothing")
-        #expect(try store.claimDueStreams(token: new, now: app.now, limit: 10, claimUntil: app.now + 120) == [7])
+        let claimed = try store.claimDueStreams(token: new, now: app.now, limit: 10, claimUntil: app.now + 120)
+        #expect(claimed?.streamIds == [7])
+    }
+
+    @Test func claimsOfADeadSweeperAreTakenOverAtOnceWithTheKeysItWasDeleting() throws {
+        let app = try AppHarness()
+        let store = app.context.store
+        let first = try app.publish(stream: 3)
+        try app.publish(stream: 3)
+        app.advance(seconds: 3601)
+        // A sweeper claims stream 3 and its two due keys, then dies: its claims run 120 s.
+        let dead = try #require(try lease(store))
+        let claimUntil = app.now + 120
+        let claimed = try #require(
+            try store.claimDueStreams(token: dead, now: app.now, limit: 10, claimUntil: claimUntil))
+        #expect(claimed.streamIds == [3] && claimed.takenOver.isEmpty)
+        let collected = try store.collectGarbage(
+            streamIds: [3], now: app.now, limit: 10, claimUntil: claimUntil, retireUntil: app.now, keepAfterEnd: 60)
+        let condemned = try #require(collected.first?.keys).count
+        #expect(condemned >= 2)
+        #expect(try app.objectExists(first.movieUrl))
+        _ = try redis(app, ["DEL", store.keys.sweepLease])
+
+        // The next holder, well before the claims run out, takes the stream and its keys over.
+        app.advance(seconds: 5)
+        let taken = try app.sweep()
+        #expect(taken.stop == .drained)
+        #expect(taken.objectsDeleted == condemned, "the dead sweeper's claimed keys are deleted at once")
+        #expect(try !app.objectExists(first.movieUrl))
+        #expect(try redis(app, ["ZCARD", store.keys.sweepClaims]).int == 0, "settled streams leave the claims set")
     }
 
     @Test func anUploadTheSweeperCondemnedCannotBeCommittedEvenByAServerWhoseClockIsBehind() throws {
@@ -150,7 +187,12 @@ import Testing
         var report = Sweeper.Report()
         (report.previewsRemoved, report.objectsDeleted, report.objectsKept, report.failures) = (1, 2, 3, 4)
         report.seconds = 12.34
-        #expect(report.summary == "swept previews=1 objects=2 kept=3 failed=4 seconds=12.3")
+        #expect(report.summary == "swept previews=1 objects=2 kept=3 failed=4 seconds=12.3 stop=drained")
+        report.stop = .leaseHeld
+        report.leaseEndsInSeconds = 9.46
+        #expect(
+            report.summary
+                == "swept previews=1 objects=2 kept=3 failed=4 seconds=12.3 stop=lease_held lease_ends_in=9.5")
     }
 
     @Test func entriesOfTheEarlierObjectIndexAreMovedAndCollectedAndLiveOnesKept() throws {
@@ -166,6 +208,26 @@ import Testing
         #expect(report.objectsDeleted == 1)
         #expect(try redis(app, ["EXISTS", store.keys.legacyGarbage]).int == 0)
         #expect(try app.objectExists(live.movieUrl))
+    }
+
+    @Test func infiniteScoresInTheEarlierObjectIndexAreClampedAndNeverTrapTheSweeper() throws {
+        let app = try AppHarness()
+        let store = app.context.store
+        let never = ObjectKeys.movie(streamId: 11, uploadId: String(repeating: "c", count: 32), type: .mp4)
+        let now = ObjectKeys.movie(streamId: 12, uploadId: String(repeating: "d", count: 32), type: .mp4)
+        // Redis takes infinite scores as they are: what an earlier version or an operator left.
+        _ = try redis(app, ["ZADD", store.keys.legacyGarbage, "inf", never, "-inf", now])
+        _ = try redis(app, ["ZADD", store.keys.deleting(13), "-inf", "unknown-key", "inf", "other-key"])
+        _ = try redis(app, ["ZADD", store.keys.sweepQueue, "-inf", "13"])
+
+        let report = try app.sweep()
+        #expect(report.stop == .drained)
+        #expect(report.objectsDeleted == 2, "the -inf entries are due now: \(report)")
+        #expect(try redis(app, ["EXISTS", store.keys.legacyGarbage]).int == 0, "every entry left the old index")
+        #expect(try redis(app, ["ZRANGE", store.keys.garbage(11), "0", "-1"]).array?.compactMap(\.string) == [never])
+        let due = try #require(try redis(app, ["ZSCORE", store.keys.sweepQueue, "13"]).string.flatMap(Double.init))
+        #expect(due == 0x1p53, "the +inf entry left in stream 13 is looked at never, as an integer time")
+        #expect(try app.sweep().stop == .drained, "a second run goes through the same data")
     }
 
     @Test func aStreamsVersionAndLikersExpireAfterItsLastPreviewAndPersistWhileLive() throws {

@@ -12,7 +12,9 @@ import Testing
         }
         #expect(hashTag(keys.seen("alice")) == hashTag(keys.liked("alice")))
         #expect(hashTag(keys.live) == "feed")
-        for key in [keys.sweepQueue, keys.sweepTouched, keys.sweepLease, keys.sweepFence, keys.legacyGarbage] {
+        for key in [
+            keys.sweepQueue, keys.sweepTouched, keys.sweepLease, keys.sweepFence, keys.sweepClaims, keys.legacyGarbage,
+        ] {
             #expect(hashTag(key) == "gc", "\(key)")
         }
     }

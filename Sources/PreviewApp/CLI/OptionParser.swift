@@ -19,6 +19,17 @@ struct ParsedOptions: Sendable {
     func all(_ flag: String) -> [String] { values[flag] ?? [] }
     func isSet(_ flag: String) -> Bool { values[flag] != nil }
 
+    /// A switch: false when absent, true for `--flag` or `--flag=true`, false for `--flag=false`;
+    /// any other value is a usage error (never read as "given, so on").
+    func bool(_ flag: String) throws(UsageError) -> Bool {
+        guard let text = string(flag) else { return false }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw UsageError("--\(flag) takes true or false, not '\(text)'")
+        }
+    }
+
     func int64(_ flag: String, default fallback: Int64, range: ClosedRange<Int64>) throws(UsageError) -> Int64 {
         guard let text = string(flag) else { return fallback }
         guard let value = Int64(text), range.contains(value) else {

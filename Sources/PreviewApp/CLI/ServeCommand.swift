@@ -108,6 +108,16 @@ enum ServeCommand {
             try startMetricsServer(address, configuration: configuration, context: context)
         }
         defer { metricsServer?.server.stop() }
+        var sweep = SweepSettings()
+        sweep.graceSeconds = options.graceSeconds
+        sweep.keepAfterEndSeconds = options.seenTTL
+        let sweeper = SweeperLoop(
+            sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval,
+            metrics: metrics.sweeper)
+        // Deferred before the listener's stop, so it runs after it: on shutdown the listener
+        // closes and requests finish first, then the sweeper ends its batch (stopping a loop
+        // that never started returns at once).
+        defer { sweeper.stop() }
         let server = HTTPServer(
             configuration: configuration,
             responder: Router(context: context, servesMetrics: options.metricsListen == nil))
@@ -117,15 +127,7 @@ enum ServeCommand {
         metrics.countConnections { server.openConnections + (metricsServer?.server.openConnections ?? 0) }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
-
-        var sweep = SweepSettings()
-        sweep.graceSeconds = options.graceSeconds
-        sweep.keepAfterEndSeconds = options.seenTTL
-        let sweeper = SweeperLoop(
-            sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval,
-            metrics: metrics.sweeper)
         sweeper.start()
-        defer { sweeper.stop() }
 
         if let file = WallClock.testClockFile {
             if WallClock.isShifted {
@@ -148,9 +150,9 @@ enum ServeCommand {
         let reason = signals.wait(whileAlive: embeddedRedis)
         Log.info("stopping", ["reason": reason.description])
         if case .signal = reason {
-            // Readiness turns 503 at once; the listener closes after the delay, then the
-            // deferred stops run: the sweeper finishes its batch, in-flight requests get
-            // --shutdown-timeout, then Redis stops.
+            // Readiness turns 503 at once; after the delay the deferred stops run: the listener
+            // closes and in-flight requests get --shutdown-timeout, then the sweeper stops
+            // (within one slice of deletes), then Redis stops.
             context.lifecycle.startDraining()
             Log.info(
                 "draining",

@@ -45,7 +45,9 @@ public struct SweepOptions: Sendable, Equatable {
                 flag: "batch-streams", environment: "STREAMPREVIEW_SWEEP_BATCH_STREAMS",
                 help: "streams taken per batch; each batch's deletes run side by side (default 1000)"),
             OptionSpec(
-                flag: "dry-run", help: "print what would be expired and deleted; change nothing", isSwitch: true),
+                flag: "dry-run",
+                help: "print what would be expired and deleted; change nothing (--dry-run=false: a real run)",
+                isSwitch: true),
         ] + StorageOptions.specs
 
     static func parse(_ options: ParsedOptions, environment: [String: String]) throws(UsageError) -> SweepOptions {
@@ -60,7 +62,7 @@ public struct SweepOptions: Sendable, Equatable {
         sweep.concurrency = Int(try options.int64("concurrency", default: Int64(sweep.concurrency), range: 1...256))
         sweep.batchStreams = Int(
             try options.int64("batch-streams", default: Int64(sweep.batchStreams), range: 1...100_000))
-        sweep.dryRun = options.isSet("dry-run")
+        sweep.dryRun = try options.bool("dry-run")
         return sweep
     }
 
@@ -70,13 +72,18 @@ public struct SweepOptions: Sendable, Equatable {
 
         One run of the sweeper: removes expired previews from the feed, then deletes every
         object that is due (replaced and ended objects past their grace, uploads not committed
-        by their deadline) in batches, and exits. Only one sweeper acts at a time (a lease in
-        Redis): a run that finds another one working exits 0 at once.
+        by their deadline) in batches, and exits. Only one sweeper acts at a time (a 10 s lease
+        in Redis, renewed every 2 s while a run works): a run that finds another one working
+        does nothing and says so (stop=lease_held); one killed keeps the others out at most
+        10 s, and the next run takes over what it had claimed.
 
-        Prints one line: swept previews=N objects=M kept=K failed=F seconds=S
-        Exit status: 0 all due work done; 75 some deletes failed (they stay queued and are
-        retried with backoff) or --max-seconds ran out first; 69 Redis or the object store is
-        unreachable, or no serve runs on --data-dir; 64 bad options.
+        Prints one line: swept previews=N objects=M kept=K failed=F seconds=S stop=REASON
+        (REASON: drained, lease_held with lease_ends_in=S, lease_lost, time_up,
+        store_unreachable).
+        Exit status: 0 all due work done, or another sweeper holds the lease (stop=lease_held:
+        that one does the work); 75 some deletes failed (they stay queued and are retried with
+        backoff), --max-seconds ran out first, or the lease was lost mid-run; 69 Redis or the
+        object store is unreachable, or no serve runs on --data-dir; 64 bad options.
 
         Options (flags override environment variables):
         \(OptionParser.helpText(specs))

@@ -11,8 +11,13 @@ struct SweepSettings: Sendable, Equatable {
     var keysPerStream = 100
     /// Delete requests in flight (`--concurrency`).
     var concurrency = 8
-    /// The lease, renewed before every batch; a batch must finish well within it.
-    var leaseMilliseconds: Int64 = 60_000
+    /// The lease: how long a sweeper that died blocks the others. A heartbeat thread renews it
+    /// every `renewMilliseconds` while a run works, whatever its batches cost.
+    var leaseMilliseconds: Int64 = 10_000
+    var renewMilliseconds: Int64 = 2_000
+    /// Keys deleted between two looks at the lease: a run whose lease is lost stops within one
+    /// slice of deletes.
+    var deleteSlice = 2_000
     /// How long claimed work stays with a sweeper that may have died before it is due again.
     var claimSeconds: Int64 = 120
     /// How long a queued stream without garbage stays queued after it was last added: the

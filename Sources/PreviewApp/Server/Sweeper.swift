@@ -3,7 +3,8 @@ import PreviewRedis
 
 /// Removes expired previews and deletes objects nobody can use any more, draining everything
 /// due in batches. One sweeper acts at a time (a lease in Redis with a fencing token checked
-/// by every queue change); a sweeper that loses its lease stops. Deciding what is garbage is
+/// by every queue change, kept alive by a heartbeat thread); a sweeper that loses its lease
+/// stops, and the next holder takes over its claims at once. Deciding what is garbage is
 /// atomic per stream and final (object keys are never reused and a condemned upload can no
 /// longer be committed), so a delete repeated after a crash is harmless.
 struct Sweeper: Sendable {
@@ -21,6 +22,9 @@ struct Sweeper: Sendable {
         var failures = 0
         var seconds = 0.0
         var stop = Stop.drained
+        /// When `stop` is `leaseHeld`: seconds until the other sweeper's lease ends, unless it
+        /// renews it (nil: unknown).
+        var leaseEndsInSeconds: Double?
 
         enum Stop: String, Sendable {
             /// Nothing more is due.
@@ -37,28 +41,46 @@ struct Sweeper: Sendable {
             case stopped
         }
 
-        /// `swept previews=N objects=M kept=K failed=F seconds=S`.
+        /// `swept previews=N objects=M kept=K failed=F seconds=S stop=REASON`, and
+        /// ` lease_ends_in=S` when another sweeper held the lease.
         var summary: String {
-            let tenths = Int((seconds * 10).rounded())
-            return "swept previews=\(previewsRemoved) objects=\(objectsDeleted) kept=\(objectsKept) "
-                + "failed=\(failures) seconds=\(tenths / 10).\(tenths % 10)"
+            var line =
+                "swept previews=\(previewsRemoved) objects=\(objectsDeleted) kept=\(objectsKept) "
+                + "failed=\(failures) seconds=\(Self.tenths(seconds)) stop=\(stop.rawValue)"
+            if stop == .leaseHeld, let ends = leaseEndsInSeconds { line += " lease_ends_in=\(Self.tenths(ends))" }
+            return line
+        }
+
+        private static func tenths(_ seconds: Double) -> String {
+            let tenths = Int((max(0, seconds) * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10)"
         }
 
         var didWork: Bool { previewsRemoved + objectsDeleted + objectsKept + failures > 0 }
     }
 
-    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass or `shouldStop()`
-    /// says so (checked between batches). Throws `RedisError` when Redis fails; what was done
-    /// stays done.
+    /// Drains what is due at `now()` until nothing is, `maxSeconds` pass, the lease is lost or
+    /// `shouldStop()` says so (checked between batches and between slices of deletes). Throws
+    /// `RedisError` when Redis fails; what was done stays done.
     func drain(maxSeconds: Double, now: () -> Int64, shouldStop: () -> Bool = { false }) throws -> Report {
         let started = ContinuousClock.now
         var report = Report()
-        guard let token = try store.acquireSweepLease(milliseconds: settings.leaseMilliseconds) else {
+        let token: Int64
+        switch try store.acquireSweepLease(milliseconds: settings.leaseMilliseconds) {
+        case .acquired(let acquired):
+            token = acquired
+        case .held(let endsInMilliseconds):
             report.stop = .leaseHeld
+            report.leaseEndsInSeconds = endsInMilliseconds.map { Double($0) / 1000 }
             report.seconds = Self.seconds(since: started)
             return report
         }
+        let heartbeat = SweepLeaseHeartbeat(
+            store: store, token: token, leaseMilliseconds: settings.leaseMilliseconds,
+            intervalMilliseconds: settings.renewMilliseconds)
+        heartbeat.start()
         defer {
+            heartbeat.stop()
             // Ignored failure: an unreleased lease only expires after leaseMilliseconds.
             try? store.releaseSweepLease(token: token)
         }
@@ -71,11 +93,16 @@ struct Sweeper: Sendable {
                 report.stop = .stopped
                 break
             }
-            guard try store.renewSweepLease(token: token, milliseconds: settings.leaseMilliseconds) else {
+            guard !heartbeat.isLost else {
                 report.stop = .leaseLost
                 break
             }
-            guard let stop = try batch(token: token, now: now(), report: &report) else { continue }
+            guard
+                let stop = try batch(
+                    token: token, now: now(), heartbeat: heartbeat, shouldStop: shouldStop, report: &report)
+            else {
+                continue
+            }
             report.stop = stop
             break
         }
@@ -85,7 +112,9 @@ struct Sweeper: Sendable {
 
     /// One batch: upgrade entries, expired previews, then due garbage. Returns why to stop, or
     /// nil to go on.
-    private func batch(token: Int64, now: Int64, report: inout Report) throws -> Report.Stop? {
+    private func batch(
+        token: Int64, now: Int64, heartbeat: SweepLeaseHeartbeat, shouldStop: () -> Bool, report: inout Report
+    ) throws -> Report.Stop? {
         var progressed = try store.migrateLegacyGarbage(now: now, limit: settings.batchStreams) > 0
         let expired = try store.expiredStreams(now: now, limit: settings.batchStreams)
         report.previewsRemoved += try store.retireExpired(
@@ -95,26 +124,37 @@ struct Sweeper: Sendable {
 
         let claimUntil = now + settings.claimSeconds
         guard
-            let streams = try store.claimDueStreams(
+            let claimed = try store.claimDueStreams(
                 token: token, now: now, limit: settings.batchStreams, claimUntil: claimUntil)
         else { return .leaseLost }
+        let streams = claimed.streamIds
         guard !streams.isEmpty else { return progressed ? nil : .drained }
 
         let collected = try store.collectGarbage(
-            streamIds: streams, now: now, limit: settings.keysPerStream, claimUntil: claimUntil,
-            retireUntil: now + settings.graceSeconds, keepAfterEnd: settings.keepAfterEndSeconds)
+            streamIds: streams, takenOver: claimed.takenOver, now: now, limit: settings.keysPerStream,
+            claimUntil: claimUntil, retireUntil: now + settings.graceSeconds,
+            keepAfterEnd: settings.keepAfterEndSeconds)
         report.previewsRemoved += collected.filter { $0.retiredVersion != nil }.count
         let keys = collected.flatMap(\.keys)
-        let failed = storage.delete(keys: keys, concurrency: settings.concurrency)
+        // In slices, so a lost lease or a shutdown stops the deletes soon: keys not tried stay
+        // claimed (the batch is not settled), and the next lease holder takes them over at once.
+        var failed: [String: StorageError] = [:]
+        var tried = Set<String>()
+        for start in stride(from: 0, to: keys.count, by: settings.deleteSlice) {
+            guard !heartbeat.isLost, !shouldStop() else { break }
+            let slice = Array(keys[start..<min(keys.count, start + settings.deleteSlice)])
+            failed.merge(storage.delete(keys: slice, concurrency: settings.concurrency)) { first, _ in first }
+            tried.formUnion(slice)
+        }
         var outcomes: [PreviewStore.DeleteOutcome] = []
         for (id, found) in zip(streams, collected) {
             report.objectsKept += found.kept
             outcomes.append(
                 PreviewStore.DeleteOutcome(
-                    streamId: id, deleted: found.keys.filter { failed[$0] == nil },
+                    streamId: id, deleted: found.keys.filter { tried.contains($0) && failed[$0] == nil },
                     failed: found.keys.filter { failed[$0] != nil }))
         }
-        report.objectsDeleted += keys.count - failed.count
+        report.objectsDeleted += tried.count - failed.count
         report.failures += failed.count
         if let example = failed.first {
             Log.warn(
@@ -123,6 +163,7 @@ struct Sweeper: Sendable {
         }
         let next = try store.acknowledgeDeletes(
             outcomes, now: now, backoffSeconds: settings.backoffSeconds, maxBackoffSeconds: settings.maxBackoffSeconds)
+        guard tried.count == keys.count else { return heartbeat.isLost ? .leaseLost : .stopped }
         guard
             try store.settleSweep(
                 token: token, now: now, settleSeconds: settings.settleSeconds, claimUntil: claimUntil,

@@ -108,6 +108,9 @@ public struct RedisKeys: Sendable, Equatable {
     public var sweepLease: String { "\(prefix):{gc}:lease" }
     /// String counter: the last fencing token handed out (one key, only grows).
     public var sweepFence: String { "\(prefix):{gc}:fence" }
+    /// Sorted set: stream IDs claimed from `sweepQueue` and not settled yet, scored by the
+    /// fencing token that claimed them, so a new lease holder takes over a dead one's claims.
+    public var sweepClaims: String { "\(prefix):{gc}:claims" }
     /// Sorted set of object keys written by versions before the per-stream queue; the sweeper
     /// moves its entries into their streams' garbage sets and it disappears when empty.
     public var legacyGarbage: String { "\(prefix):{gc}:objects" }

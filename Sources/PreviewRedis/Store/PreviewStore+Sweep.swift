@@ -24,17 +24,24 @@ extension PreviewStore {
 
     // MARK: Lease
 
-    /// Takes the sweep lease for `milliseconds`; returns its fencing token, nil when another
-    /// sweeper holds it.
-    public func acquireSweepLease(milliseconds: Int64) throws -> Int64? {
+    /// The outcome of trying to take the sweep lease.
+    public enum LeaseAttempt: Sendable, Equatable {
+        /// Taken, with its fencing token.
+        case acquired(token: Int64)
+        /// Another sweeper holds it; it ends in this many milliseconds (nil: it has no expiry).
+        case held(endsInMilliseconds: Int64?)
+    }
+
+    /// Takes the sweep lease for `milliseconds`.
+    public func acquireSweepLease(milliseconds: Int64) throws -> LeaseAttempt {
         let reply = try pool.withConnection { connection in
             try connection.eval(
                 SweepScripts.acquireLease, keys: [keys.sweepLease, keys.sweepFence], args: [String(milliseconds)])
         }
-        guard let token = reply.int else {
+        guard let parts = reply.array, parts.count == 2, let token = parts[0].int, let ends = parts[1].int else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the lease script")
         }
-        return token > 0 ? token : nil
+        return token > 0 ? .acquired(token: token) : .held(endsInMilliseconds: ends >= 0 ? ends : nil)
     }
 
     /// Extends the lease; false when `token` lost it.
@@ -53,18 +60,33 @@ extension PreviewStore {
 
     // MARK: Queue
 
-    /// Claims up to `limit` streams due by `now` until `claimUntil`; nil when `token` lost the lease.
-    public func claimDueStreams(token: Int64, now: Int64, limit: Int, claimUntil: Int64) throws -> [Int64]? {
+    /// Streams claimed for one batch.
+    public struct ClaimedStreams: Sendable, Equatable {
+        /// Every claimed stream, those taken over first.
+        public var streamIds: [Int64]
+        /// Those that were still claimed under an older fencing token (a sweeper that died or
+        /// lost the lease): their in-flight keys are taken over too (`collectGarbage`).
+        public var takenOver: Set<Int64>
+    }
+
+    /// Claims up to `limit` streams until `claimUntil`: those an older fencing token still
+    /// claims, then those due by `now`; nil when `token` lost the lease.
+    public func claimDueStreams(token: Int64, now: Int64, limit: Int, claimUntil: Int64) throws -> ClaimedStreams? {
         let reply = try pool.withConnection { connection in
             try connection.eval(
-                SweepScripts.claim, keys: [keys.sweepLease, keys.sweepQueue],
+                SweepScripts.claim, keys: [keys.sweepLease, keys.sweepQueue, keys.sweepClaims],
                 args: [String(token), String(now), String(limit), String(claimUntil)])
         }
         guard let parts = reply.array, let status = parts.first?.string else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the claim script")
         }
         guard status == "ok" else { return nil }
-        return parts.dropFirst().compactMap { $0.string.flatMap(StreamID.parse) }
+        guard parts.count >= 2, let taken = parts[1].int, taken >= 0, taken <= parts.count - 2 else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the claim script")
+        }
+        let ids = parts.dropFirst(2).map { $0.string.flatMap(StreamID.parse) }
+        return ClaimedStreams(
+            streamIds: ids.compactMap { $0 }, takenOver: Set(ids.prefix(Int(taken)).compactMap { $0 }))
     }
 
     /// Gives each claimed stream its next due time (nil: no garbage left); false when `token`
@@ -76,7 +98,8 @@ extension PreviewStore {
         for entry in next { args += [String(entry.streamId), entry.due.map(String.init) ?? ""] }
         return try pool.withConnection { connection in
             try connection.eval(
-                SweepScripts.settle, keys: [keys.sweepLease, keys.sweepQueue, keys.sweepTouched], args: args)
+                SweepScripts.settle, keys: [keys.sweepLease, keys.sweepQueue, keys.sweepTouched, keys.sweepClaims],
+                args: args)
         }.string == "ok"
     }
 
@@ -113,17 +136,22 @@ extension PreviewStore {
 
     /// Retires each stream's preview if it has expired, condemns its due garbage and claims
     /// up to `limit` keys per stream for deletion (see `SweepScripts.collect`): one pipeline,
-    /// one script call per stream. The upload records of the claimed keys are then deleted,
-    /// so no commit publishes them, and retired streams leave the feed index.
+    /// one script call per stream. In streams `takenOver` from a dead sweeper, the keys it had
+    /// claimed are claimed again at once. The upload records of the claimed keys are then
+    /// deleted, so no commit publishes them, and retired streams leave the feed index.
     public func collectGarbage(
-        streamIds: [Int64], now: Int64, limit: Int, claimUntil: Int64, retireUntil: Int64, keepAfterEnd: Int64
+        streamIds: [Int64], takenOver: Set<Int64> = [], now: Int64, limit: Int, claimUntil: Int64,
+        retireUntil: Int64, keepAfterEnd: Int64
     ) throws -> [Collected] {
         let args = [String(now), String(limit), String(claimUntil), String(retireUntil), String(max(1, keepAfterEnd))]
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 SweepScripts.collect,
                 calls: streamIds.map { id in
-                    ([keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id)], args)
+                    (
+                        [keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id)],
+                        args + [String(takenOver.contains(id) ? claimUntil : now)]
+                    )
                 })
         }
         try Self.check(replies)
@@ -236,25 +264,28 @@ extension PreviewStore {
     // MARK: Upgrade
 
     /// Moves up to `limit` entries of the object index written by earlier versions into their
-    /// streams' garbage sets (due when they were), queueing the streams first. Keys that are
-    /// not ours are dropped without touching the store. Returns how many entries were moved.
+    /// streams' garbage sets (due when they were; an `inf` score stays never due, `-inf` is due
+    /// now), queueing the streams first. Keys that are not ours, or whose score is no number,
+    /// are dropped without touching the store. Returns how many entries were moved or dropped.
     public func migrateLegacyGarbage(now: Int64, limit: Int) throws -> Int {
         let reply = try pool.withConnection { connection in
             try connection.command(["ZRANGE", keys.legacyGarbage, "0", String(limit - 1), "WITHSCORES"])
         }
         let items = reply.array ?? []
-        var entries: [(key: String, due: Int64)] = []
+        var entries: [(key: String, due: Int64?)] = []
         var index = 0
         while index + 1 < items.count {
-            if let key = items[index].string, let due = items[index + 1].string.flatMap({ Double($0) }) {
-                entries.append((key, Int64(due)))
+            if let key = items[index].string {
+                entries.append((key, items[index + 1].string.flatMap { RedisScore.integer($0) }))
             }
             index += 2
         }
         guard !entries.isEmpty else { return 0 }
         var owned: [(streamId: Int64, key: String, due: Int64)] = []
         for entry in entries {
-            if let owner = ObjectKeys.owner(of: entry.key) { owned.append((owner.streamId, entry.key, entry.due)) }
+            if let due = entry.due, let owner = ObjectKeys.owner(of: entry.key) {
+                owned.append((owner.streamId, entry.key, due))
+            }
         }
         try enqueueSweep(owned.map { ($0.streamId, $0.due) }, now: now)
         let replies = try pool.withConnection { connection in

@@ -3,14 +3,15 @@
 /// See `RedisKeys` for why the queue is written before the garbage it announces.
 enum SweepScripts {
     /// Takes the lease when nobody holds it. KEYS: lease, fence. ARGV: lease milliseconds.
-    /// Returns the new fencing token (it only grows), or 0 when the lease is held.
+    /// Returns {new fencing token (it only grows), 0}, or {0, milliseconds until the lease
+    /// ends (-1: no expiry)} when it is held.
     static let acquireLease = RedisScript(
         name: "sweepAcquireLease",
         source: """
-            if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+            if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('PTTL', KEYS[1])} end
             local token = redis.call('INCR', KEYS[2])
             redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
-            return token
+            return {token, 0}
             """)
 
     /// Extends the lease if `token` still holds it. KEYS: lease. ARGV: token, lease milliseconds.
@@ -31,25 +32,52 @@ enum SweepScripts {
             return redis.call('DEL', KEYS[1])
             """)
 
-    /// Claims up to `limit` due streams for the lease holder: their queue time moves to
-    /// claim-until, so a sweeper that dies holding them leaves them due again then.
-    /// KEYS: lease, queue. ARGV: token, now, limit, claim-until.
-    /// Returns {"ok", stream IDs...}, or {"lost"} when `token` no longer holds the lease.
+    /// Claims up to `limit` streams for the lease holder: first those still claimed under an
+    /// older fencing token (their holder died or lost the lease, so they are taken over at once,
+    /// not when that claim runs out), then due ones. Their queue time moves to claim-until, so a
+    /// sweeper that dies holding them leaves them due again then, and each is recorded in the
+    /// claims set under `token`.
+    /// KEYS: lease, queue, claims. ARGV: token, now, limit, claim-until.
+    /// Returns {"ok", number taken over, taken-over stream IDs..., due stream IDs...}, or
+    /// {"lost"} when `token` no longer holds the lease. Claims of streams no longer queued are
+    /// dropped last (see `settle` on removals).
     static let claim = RedisScript(
         name: "sweepClaim",
         source: """
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost'} end
-            local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
-            for _, id in ipairs(due) do redis.call('ZADD', KEYS[2], 'XX', ARGV[4], id) end
-            table.insert(due, 1, 'ok')
-            return due
+            local limit = tonumber(ARGV[3])
+            local taken, gone, seen = {}, {}, {}
+            local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit)
+            for _, id in ipairs(stale) do
+              if redis.call('ZSCORE', KEYS[2], id) then
+                table.insert(taken, id)
+                seen[id] = true
+              else
+                table.insert(gone, id)
+              end
+            end
+            local claimed = {'ok', #taken}
+            for _, id in ipairs(taken) do table.insert(claimed, id) end
+            if #taken < limit then
+              local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'LIMIT', 0, limit - #taken)
+              for _, id in ipairs(due) do
+                if not seen[id] then table.insert(claimed, id) end
+              end
+            end
+            for i = 3, #claimed do
+              redis.call('ZADD', KEYS[2], 'XX', ARGV[4], claimed[i])
+              redis.call('ZADD', KEYS[3], ARGV[1], claimed[i])
+            end
+            if #gone > 0 then redis.call('ZREM', KEYS[3], unpack(gone)) end
+            return claimed
             """)
 
     /// Settles claimed streams after their garbage was handled: each gets its next due time,
     /// or an earlier one a writer set meanwhile, or leaves the queue when it has no garbage
     /// and nobody added it for settle seconds (a writer adds the stream before its script
     /// writes the garbage, so a recent add may announce garbage not written yet).
-    /// KEYS: lease, queue, touched. ARGV: token, now, settle seconds, claim-until, then
+    /// Each settled stream leaves the claims set.
+    /// KEYS: lease, queue, touched, claims. ARGV: token, now, settle seconds, claim-until, then
     /// (stream ID, next due time or "") pairs.
     /// Returns "ok", or "lost" (nothing changed) when `token` no longer holds the lease.
     /// Removals come last, in one `ZREM` per set (per 1000 streams), so no key is read after it
@@ -61,9 +89,10 @@ enum SweepScripts {
             local now = tonumber(ARGV[2])
             local settle = tonumber(ARGV[3])
             local claimed = tonumber(ARGV[4])
-            local gone = {}
+            local gone, settled = {}, {}
             for i = 5, #ARGV, 2 do
               local id = ARGV[i]
+              table.insert(settled, id)
               local target = tonumber(ARGV[i + 1])
               local current = tonumber(redis.call('ZSCORE', KEYS[2], id))
               if current and current ~= claimed then
@@ -85,6 +114,9 @@ enum SweepScripts {
               redis.call('ZREM', KEYS[2], unpack(chunk))
               redis.call('ZREM', KEYS[3], unpack(chunk))
             end
+            for i = 1, #settled, 1000 do
+              redis.call('ZREM', KEYS[4], unpack(settled, i, math.min(i + 999, #settled)))
+            end
             return 'ok'
             """)
 
@@ -93,9 +125,11 @@ enum SweepScripts {
     /// stream's due garbage and claims what is due for deletion. Due keys leave the garbage
     /// set; a key the live preview uses is dropped (counted as kept), any other moves to the
     /// deleting set, where a commit can no longer publish it. Then up to `limit` due deleting
-    /// keys are claimed until claim-until.
+    /// keys are claimed until claim-until; "due" for the deleting set means by claim-due, which
+    /// is now, or claim-until for a stream taken over from a dead sweeper (whose claims ran to at
+    /// most its now plus the claim time; a key in delete backoff may so be retried early, once).
     /// KEYS: preview, garbage, deleting, version, likers.
-    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds.
+    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due.
     /// Returns {retired version or 0, kept, claimed keys...}.
     static let collect = RedisScript(
         name: "sweepCollect",
@@ -123,7 +157,7 @@ enum SweepScripts {
                 redis.call('ZADD', KEYS[3], now, key)
               end
             end
-            local claimed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, limit)
+            local claimed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[6], 'LIMIT', 0, limit)
             for _, key in ipairs(claimed) do redis.call('ZADD', KEYS[3], ARGV[3], key) end
             table.insert(claimed, 1, kept)
             table.insert(claimed, 1, retired)
@@ -152,7 +186,8 @@ enum SweepScripts {
     /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
     /// number of deleted keys, the deleted keys, then the failed keys.
     /// Returns when the stream needs a look next: the earliest time in either set, or the
-    /// live preview's expiry if sooner; -1 when there is nothing to look at.
+    /// live preview's expiry if sooner; -1 when there is nothing to look at. Times are clamped
+    /// to 0...2^53, so a hostile `inf` or `-inf` score still becomes an integer reply.
     static let acknowledge = RedisScript(
         name: "sweepAcknowledge",
         source: """
@@ -163,7 +198,8 @@ enum SweepScripts {
               local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
               redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
             end
-            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1')
+            local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1') or 0
+            if next ~= -1 then next = math.max(next, 0) end
             local gone = {}
             for i = 5, 4 + deleted do gone[ARGV[i]] = true end
             for k = 1, 2 do
@@ -171,7 +207,7 @@ enum SweepScripts {
               local entries = redis.call('ZRANGE', KEYS[k], 0, k == 2 and deleted or 0, 'WITHSCORES')
               for j = 1, #entries, 2 do
                 if not (k == 2 and gone[entries[j]]) then
-                  local score = tonumber(entries[j + 1])
+                  local score = math.max(tonumber(entries[j + 1]), 0)
                   if next < 0 or score < next then next = score end
                   break
                 end
@@ -182,6 +218,6 @@ enum SweepScripts {
               redis.call('ZREM', KEYS[2], unpack(keys))
               redis.call('HDEL', KEYS[3], unpack(keys))
             end
-            return next
+            return math.min(next, 2 ^ 53)
             """)
 }
