@@ -137,9 +137,10 @@ enum ServeCommand {
             }
         }
         if let metricsServer {
-            print("metrics on http://\(displayHost(metricsServer.host)):\(metricsServer.port)/metrics")
+            let address = HostAndPort.format(host: metricsServer.host, port: Int(metricsServer.port))
+            print("metrics on http://\(address)/metrics")
         }
-        print("listening on http://\(displayHost(options.host)):\(port)")
+        print("listening on http://\(HostAndPort.format(host: options.host, port: Int(port)))")
         _ = fflush(nil)  // ignored result: a closed stdout only loses the line, which serve does not need
         Log.info(
             "ready",
@@ -272,9 +273,5 @@ enum ServeCommand {
         case "::": return "[::1]"
         default: return HostAndPort.bracketed(host)
         }
-    }
-
-    static func displayHost(_ host: String) -> String {
-        host.contains(":") ? "[\(host)]" : host
     }
 }

@@ -326,12 +326,9 @@ public struct ServeOptions: Sendable, Equatable {
 
     /// `HOST:PORT`, `[IPV6]:PORT`: the host as the HTTP server takes it, brackets removed.
     static func hostPort(_ text: String, flag: String) throws(UsageError) -> HostPort {
-        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+        guard let (host, port) = HostAndPort.split(text), !host.isEmpty, let port = UInt16(exactly: port) else {
             throw UsageError("--\(flag) must be HOST:PORT, not '\(text)'")
         }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw UsageError("--\(flag) must be HOST:PORT, not '\(text)'") }
         return HostPort(host: host, port: port)
     }
 
