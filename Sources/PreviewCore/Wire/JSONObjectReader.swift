@@ -1,7 +1,6 @@
-/// Reads the fields of a JSON object for the fast path of the message decoders: absent and
-/// `null` give the proto3 default, the usual forms give their value, and anything else sets
-/// `failed`, after which the caller hands the body to `JSONDecoder` (which then decides, with
-/// the errors it always gave).
+/// Reads the fields of a token part's JSON object (`JWTJSON`): absent and `null` give nil, the
+/// usual forms give their value, and anything else sets `failed`, after which the token is
+/// refused.
 struct JSONObjectReader {
     let members: [JSONValue.Member]
     /// Set when some field was not in a form this reader decides; the values read are then void.
@@ -38,33 +37,6 @@ struct JSONObjectReader {
             failed = true
             return nil
         }
-    }
-
-    mutating func string(_ name: String) -> String { optionalString(name) ?? "" }
-
-    mutating func bool(_ name: String) -> Bool {
-        switch value(name) {
-        case nil, .null?: return false
-        case .bool(let flag)?: return flag
-        default:
-            failed = true
-            return false
-        }
-    }
-
-    /// A proto3 `int64` (`JSONInt64`): a plain integer number or a decimal string in range.
-    /// Fractions and exponents are left to `JSONDecoder`.
-    mutating func int64(_ name: String) -> Int64 {
-        switch value(name) {
-        case nil, .null?: return 0
-        case .string(let text)?:
-            if let parsed = JSONInt64.parse(text) { return parsed }
-        case .number(let text)?:
-            if let parsed = Self.plainInteger(text) { return parsed }
-        default: break
-        }
-        failed = true
-        return 0
     }
 
     /// A JSON number field read as a Swift `Int64` (the JWT times); nil when absent or null.

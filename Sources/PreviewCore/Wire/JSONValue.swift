@@ -1,13 +1,12 @@
-/// A JSON document read by `JSONValue.parse`: the fast path of `WireJSON.decode`, and the only
-/// reader of the JWT parts.
+/// A JSON document read by `JSONValue.parse`: the only reader of the JWT parts (`JWTJSON`).
+/// Request bodies are read by the one configured `JSONDecoder` (`WireJSON`) alone.
 ///
-/// The parser accepts only plain RFC 8259 JSON and answers nil for anything else, and the
-/// callers answer nil for anything but the expected shape. For request bodies `JSONDecoder`
-/// (the reference implementation) then decides every unusual input: syntax errors, a
-/// byte-order mark or UTF-16 text, raw control characters in strings, lone surrogates,
-/// duplicate keys, numbers that are not plain integers, wrong types, deep nesting; its answer,
-/// and so its error, is exactly what it always was. Token parts have no such hand-over: what
-/// this parser refuses, the token verifier refuses (`JWTJSON`).
+/// The parser accepts only plain RFC 8259 JSON and answers nil for anything else (a byte-order
+/// mark or UTF-16 text, raw control characters in strings, lone surrogates, deep nesting), and
+/// its callers answer nil for anything but the expected shape, duplicate keys included: what
+/// this parser refuses, the token verifier refuses. It exists beside `JSONDecoder` because a
+/// token must be refused where two readers could disagree (`{"alg":"HS256","alg":"none"}`),
+/// and `JSONDecoder` cannot tell a duplicate key.
 enum JSONValue: Equatable {
     /// Members in document order.
     case object([Member])

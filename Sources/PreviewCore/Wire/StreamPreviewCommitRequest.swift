@@ -33,10 +33,6 @@ extension StreamPreviewCommitRequest: WireMessage {
     }
 
     public init(json bytes: [UInt8]) throws(WireError) {
-        if var object = JSONObjectReader(bytes) {
-            self.init(streamId: object.int64("streamId"), uploadId: object.string("uploadId"))
-            if !object.failed { return }
-        }
         self.init(dto: try WireJSON.decode(DTO.self, from: bytes))
     }
 

@@ -52,13 +52,6 @@ extension StreamPreviewPostRequest: WireMessage {
     }
 
     public init(json bytes: [UInt8]) throws(WireError) {
-        if var object = JSONObjectReader(bytes) {
-            self.init(
-                streamId: object.int64("streamId"), movieBytes: object.int64("movieBytes"),
-                thumbnailBytes: object.int64("thumbnailBytes"), movieContentType: object.string("movieContentType"),
-                thumbnailContentType: object.string("thumbnailContentType"))
-            if !object.failed { return }
-        }
         self.init(dto: try WireJSON.decode(DTO.self, from: bytes))
     }
 

@@ -1,16 +1,12 @@
-// libFuzzer target for the proto3 JSON decoding (the fast reader `JSONValue` /
-// `JSONObjectReader`, its hand-over to `JSONDecoder` through `WireJSON` and the message DTOs);
-// scripts/fuzz.sh builds and runs it.
-// Input: a JSON body, decoded as each message in turn (the two requests first, each also by
-// `JSONDecoder` alone, which must give the same value or error), and as a token's header and
-// claims (strict reader: what it reads, `JSONDecoder` reads the same).
+// libFuzzer target for the JSON decoding (`JSONDecoder` through `WireJSON` and the message DTOs,
+// and the strict token reader `JSONValue` / `JSONObjectReader`); scripts/fuzz.sh builds and runs it.
+// Input: a JSON body, decoded as each message in turn (each must round-trip), and as a token's
+// header and claims (strict reader: what it reads, `JSONDecoder` reads the same).
 @testable import PreviewCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    agree(bytes, StreamPreviewPostRequest.init(dto:))
-    agree(bytes, StreamPreviewCommitRequest.init(dto:))
     agreeOnToken(bytes)
     roundTrip(StreamPreviewPostRequest.self, bytes)
     roundTrip(StreamPreviewCommitRequest.self, bytes)
@@ -40,13 +36,6 @@ func roundTrip<Message: WireMessage & Equatable>(_ type: Message.Type, _ bytes: 
     } catch {
         fatalError("\(Message.self): own protobuf encoding does not decode: \(error)")
     }
-}
-
-/// The fast reader and `JSONDecoder` alone give the same value or the same error.
-func agree<Message: WireMessage & Equatable, DTO: Decodable>(_ bytes: [UInt8], _ make: (DTO) -> Message) {
-    let actual = Result { () throws(WireError) in try Message(json: bytes) }
-    let reference = Result { () throws(WireError) in make(try WireJSON.decode(DTO.self, from: bytes)) }
-    check(actual == reference, "\(Message.self): \(actual), JSONDecoder gives \(reference)")
 }
 
 /// The token parts, read strictly with no fallback: what the reader reads, `JSONDecoder` reads
