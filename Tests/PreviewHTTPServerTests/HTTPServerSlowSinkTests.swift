@@ -13,12 +13,14 @@ struct HTTPServerSlowSinkTests {
     /// Twice and more the body buffer of an upload, so a blocked sink pauses the connection.
     static let body = binaryBytes(count: 2 << 20)
 
-    @Test("while a sink's writes are blocked another connection is answered, and the upload then completes intact")
-    func blockedSinkHoldsNoIOThread() throws {
+    @Test(
+        "while a sink's writes are blocked another connection is answered, and the upload then completes intact",
+        arguments: [false, true])
+    func blockedSinkHoldsNoIOThread(chunked: Bool) throws {
         let sink = GatedSink()
         let responder = Self.responder(sink)
         try withServer(responder, configure: { $0.ioThreads = 1 }) { port in
-            let upload = BackgroundUpload(port: port, body: Self.body)
+            let upload = BackgroundUpload(port: port, body: Self.body, chunked: chunked)
             // Released however the test goes, or stopping the server could wait on the sink.
             defer { sink.release() }
             try #require(eventually { sink.writesStarted > 0 })
@@ -127,13 +129,25 @@ final class BackgroundUpload: Sendable {
 
     var outcome: Outcome? { result.withLock { $0 } }
 
-    init(port: UInt16, body: [UInt8]) {
+    /// `chunked`: sent with `Transfer-Encoding: chunked`, in chunks of 100,000 bytes.
+    init(port: UInt16, body: [UInt8], chunked: Bool = false) {
         Thread.detachNewThread { [self] in
             let outcome: Outcome
             do {
                 let connection = try RawHTTPConnection(port: port, readTimeoutSeconds: 60)
-                try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.count)\r\n\r\n")
-                try connection.send(body)
+                if chunked {
+                    try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    for start in stride(from: 0, to: body.count, by: 100_000) {
+                        let piece = Array(body[start..<min(start + 100_000, body.count)])
+                        try connection.send(String(piece.count, radix: 16) + "\r\n")
+                        try connection.send(piece)
+                        try connection.send("\r\n")
+                    }
+                    try connection.send("0\r\n\r\n")
+                } else {
+                    try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.count)\r\n\r\n")
+                    try connection.send(body)
+                }
                 outcome = .answered(try connection.readResponse().status)
             } catch {
                 outcome = .closed
