@@ -24,6 +24,9 @@ final class ConnectionDeadline: Sendable {
     private let windowStartBytes = Atomic<Int64>(0)
     /// The client address group this connection is counted under (`ConnectionsPerAddress`).
     let addressGroup: AddressGroup
+    /// Run after the watchdog shuts the socket down: a suspended connection (an upload paused
+    /// for its writer) notices nothing until it is resumed, so its request is told here.
+    private let onExpiry = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(socket: Int32, deadline: Int64, addressGroup: AddressGroup = .none) {
         self.socket = socket
@@ -66,6 +69,15 @@ final class ConnectionDeadline: Sendable {
         windowStartBytes.store(0, ordering: .relaxed)
         windowStart.store(now, ordering: .relaxed)
         minimumRate.store(bytesPerSecond, ordering: .releasing)
+    }
+
+    /// What to run when the watchdog closes this connection (nil: nothing); set per request.
+    func whenExpired(_ action: (@Sendable () -> Void)?) {
+        onExpiry.withLock { $0 = action }
+    }
+
+    fileprivate func expired() {
+        onExpiry.withLock { $0 }?()
     }
 
     /// `count` more body bytes arrived.
@@ -192,14 +204,19 @@ final class ConnectionWatchdog: Sendable {
     }
 
     private func sweep(now: Int64) {
-        connections.withLock { connections in
+        let closed = connections.withLock { connections -> [ConnectionDeadline] in
+            var closed: [ConnectionDeadline] = []
             for connection in connections.values
             where connection.isPast(now) || connection.isTooSlow(now, window: rateWindow) {
                 connection.clear()
                 // Fails only if the peer has already gone, which MHD notices either way.
                 _ = shutdown(connection.socket, Int32(SHUT_RDWR))
+                closed.append(connection)
             }
+            return closed
         }
+        // Outside the lock: an expiry action resumes a connection, which takes MHD's locks.
+        for connection in closed { connection.expired() }
     }
 }
 

@@ -7,7 +7,8 @@ import Synchronization
 /// Backed by libmicrohttpd with `ioThreads` I/O threads and a pool of `threadPoolSize` worker
 /// threads. `respond(to:)` is called synchronously on the connection's I/O thread or on a
 /// worker, as `admit` chose for the request (`ResponderThread`); a blocking responder holds
-/// that thread for the request. `admit` and `refuse` run on the I/O threads and must not block. A watchdog thread closes
+/// that thread for the request. `admit` and `refuse` run on the I/O threads and must not block;
+/// a streamed body's sink is written on body-writer threads. A watchdog thread closes
 /// connections past their header, body or idle deadline, or below an upload's minimum rate
 /// (`HTTPServerConfiguration`).
 /// Sendable without `@unchecked`: the running daemon lives inside a `Mutex`.

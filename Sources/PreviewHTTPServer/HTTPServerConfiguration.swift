@@ -12,6 +12,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var ioThreads: Int = 8
     /// Worker threads, for requests admitted with `ResponderThread.worker` or `.stream`: they may
     /// block long (object storage, disk), so this bounds those requests in progress at once.
+    /// As many body-writer threads hand streamed bodies to their sinks, off the I/O threads.
     public var threadPoolSize: Int = 8
     /// Connections open at once, from all clients.
     public var connectionLimit: Int = 1024

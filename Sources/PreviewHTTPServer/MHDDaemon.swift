@@ -48,13 +48,20 @@ final class MHDDaemon {
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create worker threads")
         }
+        // As many body writers as workers: a sink blocked on a slow disk holds one of them.
+        guard let writers = ResponderPool(threadCount: Int(poolSize)) else {
+            pool.shutdown()
+            throw .startFailed(
+                host: configuration.host, port: configuration.port, reason: "cannot create body writer threads")
+        }
         guard let watchdog = ConnectionWatchdog(rateWindowSeconds: Int64(rateWindow)) else {
             pool.shutdown()
+            writers.shutdown()
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create the watchdog thread")
         }
         let context = ServerContext(
-            responder: responder, pool: pool, watchdog: watchdog, connections: connections,
+            responder: responder, pool: pool, writers: writers, watchdog: watchdog, connections: connections,
             headerTimeoutSeconds: Int64(headerTimeout), idleTimeoutSeconds: Int64(idleTimeout),
             bodyTimeoutSeconds: Int64(bodyTimeout), minimumStreamedBodyRate: Int64(minimumRate),
             perAddress: ConnectionsPerAddress(limit: Int(perAddress)))
@@ -82,6 +89,7 @@ final class MHDDaemon {
         }
         guard let started else {
             pool.shutdown()
+            writers.shutdown()
             watchdog.stop()
             let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .startFailed(
@@ -97,10 +105,12 @@ final class MHDDaemon {
     deinit { stop() }
 
     /// Quiesces the listener, waits for in-flight requests (bounded by the configuration's
-    /// `shutdownTimeoutSeconds`), joins
-    /// the responder workers (each resumes its connection before finishing, so none stays
-    /// suspended, which MHD_stop_daemon does not allow), then stops the daemon, which closes
-    /// idle keep-alive connections, and last the watchdog, which has forgotten them all.
+    /// `shutdownTimeoutSeconds`), cancels the uploads still being received (resuming those
+    /// paused for their writer), joins the responder workers (each resumes its connection
+    /// before finishing, so none stays suspended, which MHD_stop_daemon does not allow), then
+    /// stops the daemon, which closes idle keep-alive connections and abandons cancelled
+    /// uploads, then joins the body writers once they have run those abandons, and last the
+    /// watchdog, which has forgotten every connection.
     func stop() {
         guard let handle else { return }
         self.handle = nil
@@ -114,8 +124,10 @@ final class MHDDaemon {
         while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }
+        context.bodies.cancelAll()
         context.pool.shutdown()
         MHD_stop_daemon(handle)
+        context.writers.shutdown()
         context.watchdog.stop()
         // After quiesce MHD leaves the listening socket to us, to close once stopped.
         if listener >= 0 { _ = close(listener) }  // nothing useful to do if close fails
@@ -199,11 +211,13 @@ func requestCompleted(
     guard let requestContext, let pointer = requestContext.pointee else { return }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
-    if case .stream(let sink) = state.mode, !state.dispatched {
-        sink.abandon()
-    }
-    guard let cls else { return }
+    guard let cls else { return }  // unreachable: the daemon always passes its context
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    if case .stream(let body) = state.mode {
+        context.bodies.remove(body)
+        state.deadline?.whenExpired(nil)
+        if !state.dispatched { body.abandon() }
+    }
     if state.lingersOnClose, code == .REQUEST_TERMINATED_COMPLETED_OK, let connection {
         lingerOnClose(connection, context: context)
     }
@@ -213,7 +227,8 @@ func requestCompleted(
 }
 
 /// The access handler. MHD calls it once when the headers are complete (admission), once per
-/// chunk of body, and once more when the body is complete. On that call a request admitted to
+/// chunk of body (a streamed chunk left unconsumed while its writer is behind is offered again
+/// once the writer resumes the connection), and once more when the body is complete. On that call a request admitted to
 /// run on the connection's thread is answered at once; any other is handed to a worker and
 /// suspended, and MHD calls once more after the worker resumes the connection, which queues
 /// the response. Only refusals are answered on the first call: that skips `100 Continue` and
@@ -237,9 +252,13 @@ func handleAccess(
     let received = uploadDataSize.pointee
     if received > 0 {
         guard let uploadData else { return .NO }  // MHD passes data with every non-zero size
+        let chunk = UnsafeRawBufferPointer(start: uploadData, count: received)
+        if case .stream(let body) = state.mode {
+            return offer(chunk, to: body, state: state, size: uploadDataSize, on: connection, context: context)
+        }
         uploadDataSize.pointee = 0
         state.deadline?.bodyReceived(received)
-        return take(UnsafeRawBufferPointer(start: uploadData, count: received), into: state)
+        return take(chunk, into: state)
     }
 
     if let response = state.response {
@@ -247,8 +266,13 @@ func handleAccess(
         state.connection = nil
         return queue(response, on: connection)
     }
-    var sink: (any HTTPBodySink)?
-    if case .stream(let streamed) = state.mode { sink = streamed }
+    if state.closesUnanswered {
+        state.connection = nil
+        return .NO
+    }
+    let streamed: StreamedBody?
+    if case .stream(let body) = state.mode { streamed = body } else { streamed = nil }
+    let sink = streamed?.sink
     let request = HTTPRequest(
         method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers,
         body: state.body, bodyTooLarge: state.bodyTooLarge, remoteAddress: head.remoteAddress, bodySink: sink)
@@ -263,7 +287,11 @@ func handleAccess(
     state.connection = connection
     let dispatched = context.pool.submit(
         {
-            state.response = responder.respond(to: request)
+            if let response = respond(to: request, streamed: streamed, responder: responder) {
+                state.response = response
+            } else {
+                state.closesUnanswered = true
+            }
             // MHD then calls this handler again (upload size 0), which queues the response.
             MHD_resume_connection(state.connection)
         },
@@ -271,7 +299,47 @@ func handleAccess(
     if dispatched { return .YES }
     // The pool is shut down (stop() is past its drain wait): answer on this thread.
     state.connection = nil
-    return queue(responder.respond(to: request), on: connection)
+    guard let response = respond(to: request, streamed: streamed, responder: responder) else { return .NO }
+    return queue(response, on: connection)
+}
+
+/// The responder's answer, once a streamed body is all in its sink (the publish then runs
+/// here, on a worker, too); nil when the body failed on its way there (the sink refused a
+/// chunk), which ends the request without an answer, as a refused chunk always does.
+private func respond(to request: HTTPRequest, streamed: StreamedBody?, responder: any HTTPResponder) -> HTTPResponse? {
+    if let streamed, !streamed.waitUntilWritten() {
+        streamed.abandon()
+        return nil
+    }
+    return responder.respond(to: request)
+}
+
+/// One chunk of a streamed body: copied for its writer, or, when the body's buffer is full, left
+/// in MHD's buffer (`size` unchanged) with the connection suspended until the writer resumes
+/// it. A suspended connection has no MHD timeout, so the idle timeout is the watchdog's to
+/// keep while it is paused, and the watchdog cancels the body (resuming it) when it closes it.
+private func offer(
+    _ chunk: UnsafeRawBufferPointer, to body: StreamedBody, state: RequestState, size: UnsafeMutablePointer<Int>,
+    on connection: OpaquePointer, context: ServerContext
+) -> MHD_Result {
+    switch body.offer(chunk, pause: { MHD_suspend_connection(connection) }) {
+    case .accepted:
+        size.pointee = 0
+        if state.paused {
+            state.paused = false
+            // Back to no absolute deadline: a streamed body answers to its rate floor only.
+            state.deadline?.set(.max)
+        }
+        state.deadline?.bodyReceived(chunk.count)
+        return .YES
+    case .paused:
+        state.paused = true
+        state.deadline?.set(ConnectionWatchdog.after(seconds: context.idleTimeoutSeconds))
+        return .YES
+    case .refused:
+        // NOTIFY_COMPLETED then abandons the body.
+        return .NO
+    }
 }
 
 /// The first call: framing check, then the responder's admission. A refusal is queued now,
@@ -300,7 +368,11 @@ private func admit(
         return queueClosing(response, on: connection)
     case .stream(let sink):
         state.lingersOnClose = false
-        state.mode = .stream(sink)
+        let suspended = SuspendedConnection(pointer: connection)
+        let body = StreamedBody(sink: sink, writers: context.writers) { MHD_resume_connection(suspended.pointer) }
+        if !context.bodies.add(body) { body.cancel() }  // the server is stopping
+        state.mode = .stream(body)
+        state.deadline?.whenExpired { body.cancel() }
         if hasBody, context.minimumStreamedBodyRate > 0 {
             state.deadline?.expectBody(
                 minimumBytesPerSecond: context.minimumStreamedBodyRate, now: ConnectionWatchdog.now())
@@ -335,13 +407,18 @@ private func lingerOnClose(_ connection: OpaquePointer, context: ServerContext) 
     context.watchdog.lingering.adopt(duplicate, now: ConnectionWatchdog.now())
 }
 
-/// One chunk of body. Returning `.NO` makes MHD close the connection without an answer
-/// (MHD 0.9.75 refuses to queue a response while a body is still being received).
+/// A connection for a body's writer to resume. `@unchecked Sendable`: MHD_resume_connection
+/// may be called from any thread, and the connection outlives its suspension.
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// One chunk of a buffered body. Returning `.NO` makes MHD close the connection without an
+/// answer (MHD 0.9.75 refuses to queue a response while a body is still being received).
 private func take(_ chunk: UnsafeRawBufferPointer, into state: RequestState) -> MHD_Result {
     switch state.mode {
-    case .stream(let sink):
-        // A refused chunk ends the request; NOTIFY_COMPLETED then abandons the sink.
-        return sink.write(chunk) ? .YES : .NO
+    case .stream:
+        return .NO  // unreachable: streamed chunks go to `offer`
     case .buffer(let limit):
         if state.bodyTooLarge {
             // A declared length over the limit: the bytes are read and dropped, so the

@@ -11,7 +11,8 @@ final class RequestState: @unchecked Sendable {
     enum Body {
         /// Into `body`, at most `limit` bytes.
         case buffer(limit: Int)
-        case stream(any HTTPBodySink)
+        /// To a sink, through a buffer drained by a writer thread.
+        case stream(StreamedBody)
     }
 
     let target: RequestTarget
@@ -30,6 +31,10 @@ final class RequestState: @unchecked Sendable {
     var respondOn = ResponderThread.worker
     /// Refused on its head with a body declared: drain that body on close (`LingeringSockets`).
     var lingersOnClose = false
+    /// The streamed body's writer has paused the connection; the body deadline then runs.
+    var paused = false
+    /// The streamed body failed after it was received: close without an answer.
+    var closesUnanswered = false
     /// Set while the request is suspended, for the worker to resume.
     var connection: OpaquePointer?
     /// The responder's answer, waiting for MHD to call the handler again after resume.

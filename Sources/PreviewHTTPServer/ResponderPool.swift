@@ -2,7 +2,8 @@ import Glibc
 
 /// A fixed set of threads running responder calls, so a slow responder holds one of
 /// `threadCount` workers rather than the libmicrohttpd thread that owns its connection
-/// (and with it every other connection that thread serves).
+/// (and with it every other connection that thread serves). A second pool writes streamed
+/// bodies to their sinks (`StreamedBody`).
 ///
 /// `@unchecked Sendable`: `queue`, `closed` and `threads` are only touched with `mutex` held.
 final class ResponderPool: @unchecked Sendable {

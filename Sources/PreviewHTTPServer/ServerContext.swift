@@ -5,6 +5,10 @@ import Synchronization
 final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let pool: ResponderPool
+    /// Threads that hand streamed bodies to their sinks (`StreamedBody`), off the I/O threads.
+    let writers: ResponderPool
+    /// Streamed bodies being received, for `stop()` to resume their paused connections.
+    let bodies = StreamedBodies()
     let watchdog: ConnectionWatchdog
     /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
     let connections: ConnectionCount
@@ -24,12 +28,14 @@ final class ServerContext: Sendable {
     let inFlight = Atomic<Int>(0)
 
     init(
-        responder: any HTTPResponder, pool: ResponderPool, watchdog: ConnectionWatchdog, connections: ConnectionCount,
+        responder: any HTTPResponder, pool: ResponderPool, writers: ResponderPool, watchdog: ConnectionWatchdog,
+        connections: ConnectionCount,
         headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64, bodyTimeoutSeconds: Int64,
         minimumStreamedBodyRate: Int64, perAddress: ConnectionsPerAddress
     ) {
         self.responder = responder
         self.pool = pool
+        self.writers = writers
         self.watchdog = watchdog
         self.connections = connections
         self.headerTimeoutSeconds = headerTimeoutSeconds

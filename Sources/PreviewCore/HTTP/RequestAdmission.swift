@@ -8,8 +8,9 @@ public enum RequestAdmission: Sendable {
     /// the server closes the connection without an answer and `respond(to:)` is not called
     /// (libmicrohttpd cannot queue a response while a body is being received).
     case buffer(limit: Int, on: ResponderThread = .worker)
-    /// Hand each body chunk to `sink` as it arrives (uploads: never held whole in memory);
-    /// `respond(to:)` then runs on a worker (`ResponderThread.worker`).
+    /// Hand each body chunk to `sink` as it arrives (uploads: never held whole in memory), on a
+    /// body-writer thread of the server; `respond(to:)` then runs on a worker
+    /// (`ResponderThread.worker`) once every chunk is in the sink.
     case stream(any HTTPBodySink)
     /// Answer with this response now, without reading the body: no `100 Continue`, and the
     /// connection is closed after it (`Connection: close`).
@@ -29,13 +30,17 @@ public enum ResponderThread: Sendable, Equatable {
     case worker
 }
 
-/// Receives a streamed request body, chunk by chunk, on the server's I/O thread.
+/// Receives a streamed request body, chunk by chunk, in order, one call at a time, on a thread
+/// of the server's body writers, never an I/O thread: a write may block (a slow disk). While the
+/// sink is behind, the server buffers a bounded amount of the body and then stops reading the
+/// connection until the sink catches up.
 public protocol HTTPBodySink: AnyObject, Sendable {
     /// Takes the next chunk, valid only during the call. Returning false refuses the rest: the
     /// server closes the connection and calls `abandon()`; `respond(to:)` is not called.
     func write(_ chunk: UnsafeRawBufferPointer) -> Bool
     /// The request ended without `respond(to:)` being called (client went away, timeout,
-    /// server stopping, `write` refused): drop everything written. Called at most once.
+    /// server stopping, `write` refused): drop everything written. Called at most once, on a
+    /// writer or worker thread, after any `write` in progress has returned.
     func abandon()
 }
 
