@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import PreviewCore
 import PreviewRedis
 import Synchronization
@@ -18,8 +16,7 @@ final class RedisGauges: Sendable {
     }
 
     private let values = Mutex(Values())
-    private let stopped = Mutex(false)
-    private let wake = DispatchSemaphore(value: 0)
+    private let thread = Mutex<PeriodicThread?>(nil)
 
     init() {}
 
@@ -44,28 +41,24 @@ final class RedisGauges: Sendable {
     func start(
         store: PreviewStore, policy: UploadPolicy, interval: Double, nowMilliseconds: @escaping @Sendable () -> Int64
     ) {
-        let thread = Thread { [self] in
-            var failing = false
-            while !stopped.withLock({ $0 }) {
-                do {
-                    try refresh(store: store, policy: policy, nowMilliseconds: nowMilliseconds())
-                    failing = false
-                } catch {
-                    // Counted by the Redis error metrics; logged once per outage.
-                    if !failing { Log.warn("metrics_refresh_failed", ["error": "\(error)"]) }
-                    failing = true
+        let refresher = PeriodicThread(name: "metrics-gauges", interval: interval)
+        thread.withLock { $0 = refresher }
+        let failing = Atomic(false)
+        refresher.start { [self] in
+            do {
+                try refresh(store: store, policy: policy, nowMilliseconds: nowMilliseconds())
+                failing.store(false, ordering: .relaxed)
+            } catch {
+                // Counted by the Redis error metrics; logged once per outage.
+                if !failing.exchange(true, ordering: .relaxed) {
+                    Log.warn("metrics_refresh_failed", ["error": "\(error)"])
                 }
-                _ = wake.wait(timeout: .now() + interval)
             }
+            return true
         }
-        thread.name = "metrics-gauges"
-        thread.start()
     }
 
-    func stop() {
-        stopped.withLock { $0 = true }
-        wake.signal()
-    }
+    func stop() { thread.withLock { $0 }?.stop() }
 
     func render(into text: inout PrometheusText, nowMilliseconds: Int64) {
         let values = current

@@ -13,70 +13,49 @@ final class SweepLeaseHeartbeat: Sendable {
     private let leaseMilliseconds: Int64
     private let intervalMilliseconds: Int64
     private let lost = Atomic(false)
-    private let stopped = Mutex(false)
-    private let running = Mutex(false)
-    /// Signalled by `stop()` (wakes the wait between renewals) and by the thread when it ends.
-    private let wakeup = NSCondition()
+    /// When a renewal last succeeded (or the lease was taken).
+    private let confirmed = Mutex(ContinuousClock.now)
+    private let thread: PeriodicThread
 
     init(store: PreviewStore, token: Int64, leaseMilliseconds: Int64, intervalMilliseconds: Int64) {
         self.store = store
         self.token = token
         self.leaseMilliseconds = leaseMilliseconds
         self.intervalMilliseconds = max(1, intervalMilliseconds)
+        thread = PeriodicThread(
+            name: "sweep-lease", interval: Double(self.intervalMilliseconds) / 1000, waitsFirst: true)
     }
 
     /// True once the lease is gone: the run must stop acting.
     var isLost: Bool { lost.load(ordering: .acquiring) }
 
     func start() {
-        running.withLock { $0 = true }
-        let thread = Thread { [self] in
-            run()
-            wakeup.lock()
-            running.withLock { $0 = false }
-            wakeup.broadcast()
-            wakeup.unlock()
-        }
-        thread.name = "sweep-lease"
-        thread.start()
+        // The lease was set when it was taken, just before this thread started.
+        confirmed.withLock { $0 = .now }
+        thread.start { [self] in renew() }
     }
 
     /// Stops renewing and waits for the thread, so no renewal follows the lease's release.
-    func stop() {
-        wakeup.lock()
-        stopped.withLock { $0 = true }
-        wakeup.broadcast()
-        while running.withLock({ $0 }) { wakeup.wait() }
-        wakeup.unlock()
-    }
+    func stop() { thread.stop() }
 
-    private func run() {
-        // The lease was set when it was taken, just before this thread started.
-        var confirmed = ContinuousClock.now
-        while true {
-            wakeup.lock()
-            if !stopped.withLock({ $0 }) {
-                _ = wakeup.wait(until: Date(timeIntervalSinceNow: Double(intervalMilliseconds) / 1000))
+    /// One beat; false once the lease is lost.
+    private func renew() -> Bool {
+        let attempt = ContinuousClock.now
+        do {
+            guard try store.renewSweepLease(token: token, milliseconds: leaseMilliseconds) else {
+                markLost("another sweeper holds the lease")
+                return false
             }
-            let stop = stopped.withLock { $0 }
-            wakeup.unlock()
-            if stop { return }
-            let attempt = ContinuousClock.now
-            do {
-                guard try store.renewSweepLease(token: token, milliseconds: leaseMilliseconds) else {
-                    markLost("another sweeper holds the lease")
-                    return
-                }
-                confirmed = attempt
-            } catch {
-                // Retried at the next beat while the lease may still be ours.
-                Log.warn("sweep_lease_renew_failed", ["error": "\(error)"])
-            }
-            if ContinuousClock.now - confirmed >= .milliseconds(leaseMilliseconds) {
-                markLost("no renewal succeeded for a whole lease")
-                return
-            }
+            confirmed.withLock { $0 = attempt }
+        } catch {
+            // Retried at the next beat while the lease may still be ours.
+            Log.warn("sweep_lease_renew_failed", ["error": "\(error)"])
         }
+        if ContinuousClock.now - confirmed.withLock({ $0 }) >= .milliseconds(leaseMilliseconds) {
+            markLost("no renewal succeeded for a whole lease")
+            return false
+        }
+        return true
     }
 
     private func markLost(_ reason: String) {
