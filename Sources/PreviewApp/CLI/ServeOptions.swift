@@ -140,7 +140,9 @@ public struct ServeOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "worker-threads", environment: "STREAMPREVIEW_WORKER_THREADS",
-                help: "threads for requests that wait on object storage or disk (commit, objects), and as many that write upload bodies to disk (default 8)"),
+                help:
+                    "threads for requests that wait on object storage or disk (commit, objects), and as many that write upload bodies to disk (default 8)"
+            ),
             OptionSpec(
                 flag: "max-connections-per-ip", environment: "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP",
                 help: "connections one client address (an IPv6 /64) may hold open at once (default 64)"),
