@@ -73,13 +73,16 @@ struct GracefulShutdownTests {
             release.store(true, ordering: .relaxed)
             store.stop()
         }
+        // A Redis of its own (also in the cluster run), so the garbage can be seeded where serve reads it.
+        let redis = try RedisServerFixture()
         let service = try ServiceProcess(
             arguments: [
-                "--storage", "s3", "--endpoint", store.url, "--bucket", "held", "--addressing", "path", "--region",
-                S3TestEndpoint.region, "--sweep-interval", "1", "--drain-delay", "0", "--shutdown-timeout", "20",
+                "--redis", "unix://" + redis.socketPath, "--storage", "s3", "--endpoint", store.url, "--bucket", "held",
+                "--addressing", "path", "--region", S3TestEndpoint.region, "--sweep-interval", "1", "--drain-delay",
+                "0", "--shutdown-timeout", "20",
             ], environment: S3TestEndpoint.credentialEnvironment)
         // One garbage object, due: the next sweeper run sends its delete.
-        let probe = service.redisProbe()
+        let probe = RedisProbe(socketPath: redis.socketPath)
         let keys = RedisKeys()
         let key = ObjectKeys.movie(streamId: 5, uploadId: String(repeating: "e", count: 32), type: .mp4)
         try probe.perform(["ZADD", keys.garbage(5), "0", key])
