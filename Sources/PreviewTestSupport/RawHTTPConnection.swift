@@ -86,6 +86,24 @@ public final class RawHTTPConnection {
         }
     }
 
+    /// Sends `PUT path` with `body`, framed by Content-Length or, when `chunked`, as chunks of
+    /// 100,000 bytes.
+    public func sendPut(_ path: String, body: [UInt8], chunked: Bool) throws {
+        guard chunked else {
+            try send("PUT \(path) HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.count)\r\n\r\n")
+            try send(body)
+            return
+        }
+        try send("PUT \(path) HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for start in stride(from: 0, to: body.count, by: 100_000) {
+            let piece = Array(body[start..<min(start + 100_000, body.count)])
+            try send(String(piece.count, radix: 16) + "\r\n")
+            try send(piece)
+            try send("\r\n")
+        }
+        try send("0\r\n\r\n")
+    }
+
     /// Reads one response: its head, and its body when it has a Content-Length; `hasBody: false`
     /// for answers to HEAD. Throws on a chunked body (no server under test sends one here).
     public func readResponse(hasBody: Bool = true) throws -> Response {

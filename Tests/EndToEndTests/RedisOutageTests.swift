@@ -44,14 +44,8 @@ struct RedisOutageTests {
         #expect(try api.send("GET", "/healthz").status == 200)
 
         try redis.restartServer()
-        let deadline = Date().addingTimeInterval(10)
-        var recovered = false
-        while Date() < deadline {
-            if try api.send("GET", "/readyz").status == 200, try api.feed(token: viewer).status == 200 {
-                recovered = true
-                break
-            }
-            usleep(100_000)
+        let recovered = eventually(within: 30) {
+            (try? api.send("GET", "/readyz").status) == 200 && (try? api.feed(token: viewer).status) == 200
         }
         #expect(recovered, "requests succeed again once Redis is back")
         // The fixture runs without persistence: the new Redis is empty, and uploads work again.

@@ -49,11 +49,8 @@ struct SweepKilledLeaseTests {
         func killPartway() throws -> (killed: ContinuousClock.Instant, leaseMilliseconds: Int64) {
             let before = try garbageStored().count
             let run = try service.startSweep(["--batch-streams", "1", "--concurrency", "1"])
-            let deadline = ContinuousClock.now + .seconds(60)
-            while run.exitStatus == nil, ContinuousClock.now < deadline,
-                before - ((try? garbageStored().count) ?? before) < 3
-            {
-                usleep(500)
+            _ = eventually(within: 60) {
+                run.exitStatus != nil || before - ((try? garbageStored().count) ?? before) >= 3
             }
             try #require(run.exitStatus == nil, "the run was still working when killed: \(run.stdout) \(run.stderr)")
             run.kill()

@@ -64,11 +64,10 @@ struct WriteOnceTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).count == 1)
             try connection.send(Array(upload.movie.prefix(upload.movie.count / 2)))
         }  // closed here, half the body sent
-        let deadline = Date().addingTimeInterval(10)
-        while try !FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, Date() < deadline {
-            usleep(20_000)
+        let partialGone = eventually(within: 30) {
+            (try? FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty) == true
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "the partial file is gone")
+        #expect(partialGone, "the partial file is gone")
         #expect(try storedObject(upload.service, url: upload.issued.movieBodyUrl) == nil)
 
         try upload.putBoth()

@@ -138,11 +138,17 @@ final class AppHarness {
         return try FeedItem(json: committed.bytes)
     }
 
+    /// Asks for upload URLs for a clip and a thumbnail of the given sizes.
+    func requestUpload(stream: Int64, token: String, movieBytes: Int = 100, thumbnailBytes: Int = 10) -> HTTPResponse {
+        send(
+            "POST", "/api/preview/post", token: token,
+            json: #"{"streamId":"\#(stream)","movieBytes":\#(movieBytes),"thumbnailBytes":\#(thumbnailBytes)}"#)
+    }
+
     /// Issues an upload and PUTs both objects, without committing.
     func upload(stream: Int64, token: String, movie: [UInt8], thumbnail: [UInt8]) throws -> StreamPreviewPostResponse {
-        let posted = send(
-            "POST", "/api/preview/post", token: token,
-            json: #"{"streamId":"\#(stream)","movieBytes":\#(movie.count),"thumbnailBytes":\#(thumbnail.count)}"#)
+        let posted = requestUpload(
+            stream: stream, token: token, movieBytes: movie.count, thumbnailBytes: thumbnail.count)
         try #require(posted.status == 200, "post: \(posted.text)")
         let issued = try StreamPreviewPostResponse(json: posted.bytes)
         for (url, headers, bytes) in [

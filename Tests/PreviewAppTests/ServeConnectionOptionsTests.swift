@@ -11,66 +11,59 @@ struct ServeConnectionOptionsTests {
         return options
     }
 
-    @Test("the defaults are 64 connections per address, a 10 s header deadline and a 30 s idle timeout")
-    func defaults() throws {
-        let options = try serveOptions([])
-        #expect(options.maxConnectionsPerIP == 64)
-        #expect(options.headerTimeout == 10)
-        #expect(options.idleTimeout == 30)
+    /// One limit: its flag, its variable, its default, and a value for each source.
+    struct Limit: Sendable {
+        let flag: String
+        let variable: String
+        let value: @Sendable (ServeOptions) -> Int64
+        let byDefault: Int64
+        let fromVariable: Int64
+        let fromFlag: Int64
     }
 
-    @Test("the environment sets them and flags override it")
-    func environmentThenFlags() throws {
-        let environment = [
-            "STREAMPREVIEW_MAX_CONNECTIONS_PER_IP": "8", "STREAMPREVIEW_HEADER_TIMEOUT": "5",
-            "STREAMPREVIEW_IDLE_TIMEOUT": "60",
-        ]
-        let fromEnvironment = try serveOptions([], environment: environment)
-        #expect(fromEnvironment.maxConnectionsPerIP == 8)
-        #expect(fromEnvironment.headerTimeout == 5)
-        #expect(fromEnvironment.idleTimeout == 60)
-        let fromFlags = try serveOptions(
-            ["--max-connections-per-ip", "16", "--header-timeout=2", "--idle-timeout", "7"], environment: environment)
-        #expect(fromFlags.maxConnectionsPerIP == 16)
-        #expect(fromFlags.headerTimeout == 2)
-        #expect(fromFlags.idleTimeout == 7)
-    }
-
-    @Test("8 HTTP threads and 8 worker threads by default; the environment sets them and flags override it")
-    func threads() throws {
-        let defaults = try serveOptions([])
-        #expect(defaults.threads == 8)
-        #expect(defaults.workerThreads == 8)
-        let environment = ["STREAMPREVIEW_THREADS": "6", "STREAMPREVIEW_WORKER_THREADS": "3"]
-        let fromEnvironment = try serveOptions([], environment: environment)
-        #expect(fromEnvironment.threads == 6)
-        #expect(fromEnvironment.workerThreads == 3)
-        let fromFlags = try serveOptions(["--threads", "2", "--worker-threads=16"], environment: environment)
-        #expect(fromFlags.threads == 2)
-        #expect(fromFlags.workerThreads == 16)
-    }
+    static let limits = [
+        Limit(
+            flag: "max-connections-per-ip", variable: "MAX_CONNECTIONS_PER_IP",
+            value: { Int64($0.maxConnectionsPerIP) },
+            byDefault: 64, fromVariable: 8, fromFlag: 16),
+        Limit(
+            flag: "header-timeout", variable: "HEADER_TIMEOUT", value: { $0.headerTimeout }, byDefault: 10,
+            fromVariable: 5, fromFlag: 2),
+        Limit(
+            flag: "idle-timeout", variable: "IDLE_TIMEOUT", value: { $0.idleTimeout }, byDefault: 30, fromVariable: 60,
+            fromFlag: 7),
+        Limit(
+            flag: "threads", variable: "THREADS", value: { Int64($0.threads) }, byDefault: 8, fromVariable: 6,
+            fromFlag: 2),
+        Limit(
+            flag: "worker-threads", variable: "WORKER_THREADS", value: { Int64($0.workerThreads) }, byDefault: 8,
+            fromVariable: 3, fromFlag: 16),
+        Limit(
+            flag: "max-connections", variable: "MAX_CONNECTIONS", value: { Int64($0.maxConnections) },
+            byDefault: 1024, fromVariable: 100, fromFlag: 50),
+        Limit(
+            flag: "body-timeout", variable: "BODY_TIMEOUT", value: { $0.bodyTimeout }, byDefault: 10, fromVariable: 3,
+            fromFlag: 4),
+        Limit(
+            flag: "min-upload-rate", variable: "MIN_UPLOAD_RATE", value: { $0.minUploadRate }, byDefault: 4096,
+            fromVariable: 0, fromFlag: 100),
+    ]
 
     @Test(
-        "1,024 connections, a 10 s body deadline and a 4,096 B/s upload floor by default; the environment sets them and flags override it"
+        "64 connections per address, 10 s head and body deadlines, 30 s idle, 8 + 8 threads, 1,024 connections and a 4,096 B/s upload floor by default; the environment sets each and its flag overrides it"
     )
-    func connectionsAndBodies() throws {
-        let defaults = try serveOptions([])
-        #expect(defaults.maxConnections == 1024)
-        #expect(defaults.bodyTimeout == 10)
-        #expect(defaults.minUploadRate == 4096)
-        let environment = [
-            "STREAMPREVIEW_MAX_CONNECTIONS": "100", "STREAMPREVIEW_BODY_TIMEOUT": "3",
-            "STREAMPREVIEW_MIN_UPLOAD_RATE": "0",
-        ]
-        let fromEnvironment = try serveOptions([], environment: environment)
-        #expect(fromEnvironment.maxConnections == 100)
-        #expect(fromEnvironment.bodyTimeout == 3)
-        #expect(fromEnvironment.minUploadRate == 0)
-        let fromFlags = try serveOptions(
-            ["--max-connections", "50", "--body-timeout=4", "--min-upload-rate", "100"], environment: environment)
-        #expect(fromFlags.maxConnections == 50)
-        #expect(fromFlags.bodyTimeout == 4)
-        #expect(fromFlags.minUploadRate == 100)
+    func defaultsThenEnvironmentThenFlags() throws {
+        for limit in Self.limits {
+            #expect(limit.value(try serveOptions([])) == limit.byDefault, "\(limit.flag)")
+            let environment = ["STREAMPREVIEW_" + limit.variable: String(limit.fromVariable)]
+            #expect(limit.value(try serveOptions([], environment: environment)) == limit.fromVariable, "\(limit.flag)")
+            let flagged = try serveOptions(["--\(limit.flag)=\(limit.fromFlag)"], environment: environment)
+            #expect(limit.value(flagged) == limit.fromFlag, "\(limit.flag)")
+        }
+    }
+
+    @Test("a body deadline of 0 or a negative upload floor is a usage error; 0 connections too")
+    func refusedValues() {
         #expect(throws: UsageError.self) { try serveOptions(["--max-connections", "0"]) }
         #expect(throws: UsageError.self) { try serveOptions(["--body-timeout", "0"]) }
         #expect(throws: UsageError.self) { try serveOptions(["--min-upload-rate", "-1"]) }

@@ -135,19 +135,7 @@ final class BackgroundUpload: Sendable {
             let outcome: Outcome
             do {
                 let connection = try RawHTTPConnection(port: port, readTimeoutSeconds: 60)
-                if chunked {
-                    try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
-                    for start in stride(from: 0, to: body.count, by: 100_000) {
-                        let piece = Array(body[start..<min(start + 100_000, body.count)])
-                        try connection.send(String(piece.count, radix: 16) + "\r\n")
-                        try connection.send(piece)
-                        try connection.send("\r\n")
-                    }
-                    try connection.send("0\r\n\r\n")
-                } else {
-                    try connection.send("PUT /up HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.count)\r\n\r\n")
-                    try connection.send(body)
-                }
+                try connection.sendPut("/up", body: body, chunked: chunked)
                 outcome = .answered(try connection.readResponse().status)
             } catch {
                 outcome = .closed

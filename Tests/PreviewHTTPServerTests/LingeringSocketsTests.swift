@@ -27,10 +27,10 @@ struct LingeringSocketsTests {
     @Test("adopt returns while a drain pass is stalled reading a socket")
     func adoptDoesNotWaitForADrainPass() throws {
         let stalled = SharedCount()
-        let release = SharedCount()
+        let release = DispatchSemaphore(value: 0)
         let sockets = LingeringSockets(receive: { _, _ in
             stalled.set(1)
-            while release.value == 0 { usleep(1_000) }
+            release.wait()
             return .nothing
         })
         let (first, firstPeer) = try Self.socketPair()
@@ -47,7 +47,7 @@ struct LingeringSocketsTests {
         }
         // Always let the drain go, so a failing test does not leave a thread stalled.
         defer {
-            release.set(1)
+            release.signal()
             _ = eventually(within: 30) { drained.value == 1 }
             sockets.closeAll()
         }

@@ -24,24 +24,30 @@ def machine():
         os.cpu_count() or 0, model, platform.release(), " ".join(load))
 
 
-def command_line():
-    knobs = ["%s=%s" % (name, os.environ[name]) for name in (
-        "BENCH_SECONDS", "BENCH_ROUNDS", "BENCH_ONLY", "BENCH_SOAK_SECONDS", "BENCH_PROFILE",
-        "BENCH_STALL_SECONDS", "BENCH_SLOW_COMMITTERS") if os.environ.get(name)]
-    return " ".join(knobs + ["make bench"])
+KNOBS = ("BENCH_SECONDS", "BENCH_ROUNDS", "BENCH_ONLY", "BENCH_SOAK_SECONDS", "BENCH_PROFILE",
+         "BENCH_STALL_SECONDS", "BENCH_SLOW_COMMITTERS")
+
+
+def run_header(title, written_by, started, finished, host, knobs, target):
+    """The lines that open a report: its title, what wrote it, when, where, with which knobs, at which commit."""
+    command = " ".join(["%s=%s" % (name, os.environ[name]) for name in knobs if os.environ.get(name)] + [target])
+    return [
+        title,
+        "",
+        written_by,
+        "",
+        "- date: %s (%.0f min)" % (started.strftime("%Y-%m-%d %H:%M UTC"), (finished - started).total_seconds() / 60),
+        "- machine: %s" % host,
+        "- command: `%s`" % command,
+        "- commit: %s" % git_head(),
+    ]
 
 
 def write_report(started, finished, host):
     target = ROOT / "BENCHMARKS.md" if not ONLY else WORK / "BENCHMARKS.md"
-    lines = [
-        "# Benchmarks",
-        "",
-        "Written by `make bench` (scripts/bench/bench.py); rerun it to refresh this file.",
-        "",
-        "- date: %s (%.0f min)" % (started.strftime("%Y-%m-%d %H:%M UTC"), (finished - started).total_seconds() / 60),
-        "- machine: %s" % host,
-        "- command: `%s`" % command_line(),
-        "- commit: %s" % git_head(),
+    lines = run_header(
+        "# Benchmarks", "Written by `make bench` (scripts/bench/bench.py); rerun it to refresh this file.",
+        started, finished, host, KNOBS, "make bench") + [
         "- each row: the median of %d rounds of %d s, targets alternated with their ceilings within the run; "
         "wrk -t2, 64 connections unless said otherwise, on the same cores as the server" % (ROUNDS, SECONDS),
         "- what counts are the ratios to ceilings measured in the same run: absolute figures move with the "

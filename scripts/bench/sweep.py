@@ -47,7 +47,7 @@ import report_sections
 from api_client import expect, http, parallel, upload_and_commit
 from children import spawn, stop, stop_all
 from media import MOVIE, THUMBNAIL
-from report import git_head, machine
+from report import machine, run_header
 from services import Server
 from settings import BINARY, ROOT, WORK, log
 from tokens import Tokens
@@ -505,22 +505,11 @@ def record_steady(steady, reachable, wanted, final):
 # ---------------------------------------------------------------------------------------------
 
 
-def command_line():
-    knobs = ["%s=%s" % (name, os.environ[name]) for name in KNOBS if os.environ.get(name)]
-    return " ".join(knobs + ["make bench-sweep"])
-
-
 def write_report(started, finished, host):
     target = ROOT / "BENCHMARKS.md" if not ONLY else WORK / "BENCHMARKS.md"
-    lines = [
-        "## Sweeper",
-        "",
-        "Written by `make bench-sweep` (scripts/bench/sweep.py); rerun it to refresh this section.",
-        "",
-        "- date: %s (%.0f min)" % (started.strftime("%Y-%m-%d %H:%M UTC"), (finished - started).total_seconds() / 60),
-        "- machine: %s" % host,
-        "- command: `%s`" % command_line(),
-        "- commit: %s" % git_head(),
+    lines = run_header(
+        "## Sweeper", "Written by `make bench-sweep` (scripts/bench/sweep.py); rerun it to refresh this section.",
+        started, finished, host, KNOBS, "make bench-sweep") + [
         "- serve and sweep: release build, `--upload-url-ttl %d --commit-window %d --grace %d`, serve with "
         "`--sweep-interval 0`; seeded through the public API only" % (LIFETIME, LIFETIME, LIFETIME),
         "",
