@@ -26,4 +26,24 @@ import Testing
         try WireIO.requireAcceptableFormat(request(accept: header))
         #expect(WireIO.responseFormat(for: request(accept: header)) == .protobuf)
     }
+
+    @Test func aNegotiationKeptOnTheRequestAnswersEveryLaterQuestionWithoutReadingAcceptAgain() throws {
+        var kept = request(accept: "application/json")
+        kept.negotiation = .format(.protobuf)
+        try WireIO.requireAcceptableFormat(kept)
+        #expect(WireIO.responseFormat(for: kept) == .protobuf)
+        kept.negotiation = .notAcceptable
+        #expect(throws: APIError.self) { try WireIO.requireAcceptableFormat(kept) }
+    }
+
+    @Test func theRouterNegotiatesOnceAndItsAnswerFollowsAccept() throws {
+        let app = try AppHarness()
+        let token = app.token("vera", .viewer)
+        let answered = app.send("GET", "/api/feed", token: token, headers: [("Accept", "application/x-protobuf")])
+        #expect(answered.status == 200)
+        #expect(answered.headers["Content-Type"] == "application/x-protobuf")
+        let refused = app.send("GET", "/api/feed", token: token, headers: [("Accept", "text/html")])
+        #expect(refused.status == 406)
+        #expect(refused.headers["Content-Type"] == "application/json")
+    }
 }

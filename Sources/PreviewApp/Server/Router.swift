@@ -120,6 +120,9 @@ struct Router: HTTPResponder {
         let started = ContinuousClock.now
         let requestId = Self.requestId(of: request)
         let route = Route.parse(method: request.method, path: request.path)
+        var request = request
+        // Accept is read once: the check below, the handler and an error answer all use this.
+        if case .success(let route) = route, Self.isAPI(route) { request.negotiation = WireIO.negotiate(request) }
         var response: HTTPResponse
         do {
             response = try dispatch(request, route: route)
@@ -190,7 +193,7 @@ struct Router: HTTPResponder {
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
-        if isAPI(route) { try WireIO.requireAcceptableFormat(request) }
+        if Self.isAPI(route) { try WireIO.requireAcceptableFormat(request) }
         switch route {
         case .health: return health.health()
         case .ready: return health.ready()
@@ -216,7 +219,7 @@ struct Router: HTTPResponder {
     }
 
     /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).
-    private func isAPI(_ route: Route) -> Bool {
+    private static func isAPI(_ route: Route) -> Bool {
         switch route {
         case .health, .ready, .metrics, .object: return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true

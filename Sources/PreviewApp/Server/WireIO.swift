@@ -28,18 +28,27 @@ enum WireIO {
         }
     }
 
+    /// What Accept asks for: the request's `negotiation` when the router has made it, else read now.
+    /// Without a usable Accept, the request's own body format, then JSON.
+    static func negotiate(_ request: HTTPRequest) -> WireFormat.Negotiation {
+        request.negotiation ?? WireFormat.negotiate(accept: request.headers["Accept"], fallback: ownFormat(request))
+    }
+
+    /// The format of the request's body, JSON when it has none or another.
+    private static func ownFormat(_ request: HTTPRequest) -> WireFormat {
+        WireFormat.ofRequestBody(contentType: request.headers["Content-Type"], bodyIsEmpty: true) ?? .json
+    }
+
     /// The response format: Accept first, then the request's own body format, then JSON; nil
     /// when Accept admits neither format.
     static func acceptableFormat(for request: HTTPRequest) -> WireFormat? {
-        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"], bodyIsEmpty: true) ?? .json
-        return WireFormat.forResponse(accept: request.headers["Accept"], fallback: own)
+        negotiate(request).responseFormat(fallback: ownFormat(request))
     }
 
     /// 406 unless Accept admits JSON or protobuf; 400 when Accept is over the limits
     /// (`MediaRange.maxRanges` ranges, `MediaRange.maxHeaderBytes` bytes).
     static func requireAcceptableFormat(_ request: HTTPRequest) throws(APIError) {
-        let own = WireFormat.ofRequestBody(contentType: request.headers["Content-Type"], bodyIsEmpty: true) ?? .json
-        switch WireFormat.negotiate(accept: request.headers["Accept"], fallback: own) {
+        switch negotiate(request) {
         case .format: return
         case .notAcceptable:
             throw APIError(.notAcceptable, "accept application/json or application/x-protobuf", target: "Accept")

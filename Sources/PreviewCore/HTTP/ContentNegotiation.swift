@@ -46,6 +46,16 @@ public enum WireFormat: Sendable, Equatable {
         /// Accept lists more than `MediaRange.maxRanges` ranges or is longer than
         /// `MediaRange.maxHeaderBytes` (400): no client needs that, and each range costs work.
         case tooLarge
+
+        /// The format to answer in: nil when Accept admits neither format (406); an Accept over
+        /// the limits gives `fallback` (the format of the 400 that refuses it).
+        public func responseFormat(fallback: @autoclosure () -> WireFormat) -> WireFormat? {
+            switch self {
+            case .format(let format): return format
+            case .notAcceptable: return nil
+            case .tooLarge: return fallback()
+            }
+        }
     }
 
     /// The response format from `Accept` (RFC 9110 §12.5.1). Each format takes the weight (`q`,
@@ -73,11 +83,7 @@ public enum WireFormat: Sendable, Equatable {
     /// `negotiate`'s format, nil when Accept admits neither format (406); an Accept over the
     /// limits gives `fallback` (the format of the 400 that refuses it).
     public static func forResponse(accept: String?, fallback: WireFormat) -> WireFormat? {
-        switch negotiate(accept: accept, fallback: fallback) {
-        case .format(let format): return format
-        case .notAcceptable: return nil
-        case .tooLarge: return fallback
-        }
+        negotiate(accept: accept, fallback: fallback).responseFormat(fallback: fallback)
     }
 
     /// How much `Accept` wants `format`, from the most specific range that names it.

@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     public var bodySink: (any HTTPBodySink)?
     /// The peer's address as text (`127.0.0.1`), for logs and rate limits.
     public var remoteAddress: String
+    /// What `Accept` asks for, negotiated once by the responder that reads it (nil until then),
+    /// so a header is parsed once per request however often the answer's format is asked.
+    public var negotiation: WireFormat.Negotiation?
 
     public init(
         method: String, path: String, rawQuery: String = "", headers: HTTPHeaders = HTTPHeaders(),
