@@ -91,7 +91,7 @@ struct RouterCORSTests {
         #expect(response.headers["Access-Control-Allow-Origin"] == Self.page)
         #expect(
             response.headers["Access-Control-Expose-Headers"]
-                == "ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id")
+                == "ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Content-Range")
         #expect(response.headers.values("Vary") == ["Accept, Authorization, Origin"])
         #expect(response.headers["ETag"] != nil)
     }

@@ -73,7 +73,8 @@ struct CORSPolicyTests {
         let headers = decorated(listed, "POST", "/api/preview/post", [("Origin", Self.page)])
         #expect(headers["Access-Control-Allow-Origin"] == Self.page)
         #expect(
-            headers["Access-Control-Expose-Headers"] == "ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id")
+            headers["Access-Control-Expose-Headers"]
+                == "ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Content-Range")
         #expect(headers["Vary"] == "Origin")
         #expect(headers["Access-Control-Allow-Credentials"] == nil)
     }

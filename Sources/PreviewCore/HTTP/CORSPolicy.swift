@@ -29,8 +29,11 @@ public struct CORSPolicy: Sendable, Equatable {
     public static let allowedHeaders = ["Authorization", "Content-Type", "If-None-Match", "Range", "X-Request-Id"]
     /// The request headers of an anonymous read, which is all `*` grants.
     public static let anonymousHeaders = ["If-None-Match", "Range", "X-Request-Id"]
-    /// The answer fields a page's script may read besides the CORS-safelisted ones.
-    public static let exposedHeaders = ["ETag", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-Id"]
+    /// The answer fields a page's script may read besides the CORS-safelisted ones; `Content-Range`
+    /// for a player that fetches objects by ranges itself (a `<video>` needs no CORS).
+    public static let exposedHeaders = [
+        "ETag", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-Id", "Content-Range",
+    ]
     /// The methods `*` grants.
     static let anonymousMethods = ["GET", "HEAD"]
 
