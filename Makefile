@@ -43,11 +43,14 @@ format:
 # scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate,
 # and the manifests' settings against the built binary's --help, so it runs after the build).
 # scripts/test-replicas.sh runs the end-to-end suites again through nginx in front of two serve replicas.
+# scripts/test-browser.sh drives Debian's Chromium headless (selenium) on pages of other loopback
+# origins against serve --cors-origins (about 10 s once its venv exists).
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	scripts/test-deploy.sh
 	$(SWIFT) test --skip-build --skip LocalStack
+	scripts/test-browser.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
 	scripts/test-replicas.sh

@@ -14,6 +14,8 @@ run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicro
 test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2 redis-sentinel systemd python3-venv)
 # scripts/test-replicas.sh puts nginx in front of two serve replicas.
 test_packages+=(nginx-light)
+# scripts/test-browser.sh drives Debian's Chromium headless through its chromedriver.
+test_packages+=(chromium chromium-driver)
 # make bench: wrk drives the load, nginx is the ceiling, python3 runs the driver,
 # redis-tools has redis-benchmark, openssl times RSA signing; perf is installed when the
 # archive has it (BENCH_PROFILE=1), see optional_bench_packages.

@@ -25,7 +25,8 @@ final class AppHarness {
     init(
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
         failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
-        replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0, listenerIdleSeconds: Double = 30
+        replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0, listenerIdleSeconds: Double = 30,
+        cors: CORSPolicy? = nil
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -46,6 +47,7 @@ final class AppHarness {
             crypto: crypto,
             graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
+        context.cors = cors
         if viewerCacheEntries > 0 {
             // As serve runs it: held histories hear other processes' changes through the listener.
             context.viewerCache = ViewerHistoryCache(store: store, budget: viewerCacheEntries)

@@ -38,6 +38,24 @@ import Testing
         #expect(RouteError.methodNotAllowed(allowed: ["POST"]).apiError.status == 405)
     }
 
+    @Test func pathsNameTheirMethodsForPreflights() {
+        #expect(Route.methods(path: "/api/feed") == .success(["GET"]))
+        #expect(Route.methods(path: "/api/streams/1/like") == .success(["POST", "DELETE"]))
+        #expect(Route.methods(path: "/objects/a/b") == .success(["GET", "HEAD", "PUT", "DELETE"]))
+        #expect(Route.methods(path: "/api/nothing") == .failure(.notFound))
+        #expect(Route.methods(path: "/api/preview/x") == .failure(.badStreamID("x")))
+    }
+
+    @Test(arguments: [
+        ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("POST", "/api/preview/post"),
+        ("POST", "/api/preview/commit"), ("DELETE", "/api/preview/42"), ("GET", "/api/feed"),
+        ("POST", "/api/streams/7/like"), ("DELETE", "/api/streams/7/like"), ("POST", "/api/streams/7/seen"),
+        ("PUT", "/objects/k"), ("GET", "/objects/k"), ("HEAD", "/objects/k"), ("DELETE", "/objects/k"),
+    ])
+    func everyRouteMethodIsNamedForItsPath(method: String, path: String) throws {
+        #expect(try Route.methods(path: path).get().contains(method))
+    }
+
     @Test func streamIDsMustBePositiveInt64s() {
         for bad in ["0", "-1", "abc", "1.5", "+1", "9223372036854775808", "", "01x"] {
             #expect(

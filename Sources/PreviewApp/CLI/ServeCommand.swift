@@ -67,6 +67,7 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
         context.metricsToken = metricsToken
+        context.cors = options.cors
         if options.viewerCacheEntries > 0 {
             context.viewerCache = ViewerHistoryCache(store: store, budget: options.viewerCacheEntries)
         }

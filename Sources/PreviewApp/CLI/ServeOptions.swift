@@ -61,6 +61,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var storage = StorageOptions()
     /// Free bytes the disk under the local store keeps; below it uploads are refused. 0 is off.
     public var minFreeDiskBytes: Int64 = 1 << 30
+    /// The origins whose browser pages may call this server (`--cors-origins`); nil: no CORS.
+    public var cors: CORSPolicy?
 
     public init() {}
 
@@ -210,6 +212,11 @@ public struct ServeOptions: Sendable, Equatable {
                     "seconds between background reads of the gauges kept in Redis (pending uploads, sweeper queue); a scrape reads only memory (default 5)"
             ),
             keyPrefixSpec,
+            OptionSpec(
+                flag: "cors-origins", environment: "STREAMPREVIEW_CORS_ORIGINS",
+                help:
+                    "comma-separated origins (scheme://host[:port], compared exactly) whose browser pages may call the API and the local store's objects with any method and the bearer token; * lets any origin make anonymous reads (GET and HEAD of /healthz, /readyz, /api/feed without a token, /objects/); preflights are answered without a token, refused ones 403 (default: none, no CORS)"
+            ),
         ] + StorageOptions.specs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
@@ -307,6 +314,12 @@ public struct ServeOptions: Sendable, Equatable {
         }
         serve.metricsTokenFile = options.string("metrics-token-file")
         serve.metricsRefresh = try options.int64("metrics-refresh", default: serve.metricsRefresh, range: 1...3600)
+        if let origins = options.string("cors-origins") {
+            switch CORSPolicy.parse(origins) {
+            case .success(let policy): serve.cors = policy
+            case .failure(let error): throw UsageError("--cors-origins: \(error.message)")
+            }
+        }
         return serve
     }
 

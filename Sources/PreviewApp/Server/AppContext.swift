@@ -31,6 +31,8 @@ struct AppContext: Sendable {
     var storageReadiness: StorageReadiness?
     /// The free space the local store's disk keeps (`--min-free-disk-bytes`); nil: not checked.
     var diskFloor: FreeDiskFloor?
+    /// Which browsers on other origins get CORS answers (`--cors-origins`); nil: no CORS at all.
+    var cors: CORSPolicy?
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

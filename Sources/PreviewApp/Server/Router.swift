@@ -177,6 +177,9 @@ struct Router: HTTPResponder {
             // Objects are served with the type their upload URL signed; browsers must not guess another.
             response.headers.set("X-Content-Type-Options", "nosniff")
         }
+        // Here, so error answers and requests refused on their head carry them too.
+        context.cors?.decorate(
+            &response.headers, method: request.method, path: request.path, requestHeaders: request.headers)
         let nanoseconds = started.duration(to: .now).metricNanoseconds
         context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
         Log.request(
@@ -189,7 +192,10 @@ struct Router: HTTPResponder {
     }
 
     private func dispatch(_ request: HTTPRequest, route: Result<Route, RouteError>) throws -> HTTPResponse {
-        let route = try route.mapError { APIFailure($0.apiError, headers: $0.headers) }.get()
+        if request.method == "OPTIONS", let cors = context.cors, CORSPolicy.covers(path: request.path) {
+            return try preflight(request, cors: cors)
+        }
+        let route = try route.mapError { failure(of: $0, path: request.path) }.get()
         if request.bodyTooLarge {
             throw APIError(.payloadTooLarge, "the request body is over \(WireIO.maxAPIBodyBytes) bytes")
         }
@@ -216,6 +222,32 @@ struct Router: HTTPResponder {
             case .delete: return try objects.delete(request)
             }
         }
+    }
+
+    /// `OPTIONS` on a CORS path, answered from the policy alone (no token, no Redis): 204 with the
+    /// CORS fields for an allowed preflight, 403 without them for a refused one, 204 with `Allow`
+    /// for an `OPTIONS` that is not a preflight.
+    private func preflight(_ request: HTTPRequest, cors: CORSPolicy) throws -> HTTPResponse {
+        let methods = try Route.methods(path: request.path).mapError { failure(of: $0, path: request.path) }.get()
+        if objects == nil, request.path.hasPrefix(Route.objectsPrefix) {
+            throw APIError(.notFound, "objects are not served by this process")
+        }
+        switch cors.preflight(path: request.path, methods: methods, requestHeaders: request.headers) {
+        case .allowed(let headers): return HTTPResponse(status: 204, headers: headers)
+        case .options(let allow):
+            return HTTPResponse(status: 204, headers: HTTPHeaders([("Allow", allow.joined(separator: ", "))]))
+        case .refused(let why): throw APIError(.forbidden, "CORS preflight refused: \(why)")
+        }
+    }
+
+    /// A route error as an API failure; a 405 on a CORS path names `OPTIONS` in `Allow` too when
+    /// CORS is on.
+    private func failure(of error: RouteError, path: String) -> APIFailure {
+        var headers = error.headers
+        if case .methodNotAllowed(let allowed) = error, let cors = context.cors {
+            headers.set("Allow", cors.allowedMethods(allowed, path: path).joined(separator: ", "))
+        }
+        return APIFailure(error.apiError, headers: headers)
     }
 
     /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).

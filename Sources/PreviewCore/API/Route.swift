@@ -66,6 +66,17 @@ public enum Route: Sendable, Equatable {
         }
     }
 
+    /// The methods a path takes, as a 405 names them, or why the path names no route: what a
+    /// CORS preflight (`OPTIONS`) of the path is answered from.
+    public static func methods(path: String) -> Result<[String], RouteError> {
+        // No route takes OPTIONS, so parsing with it yields the path's 405, or its 404 or 400.
+        switch parse(method: "OPTIONS", path: path) {
+        case .failure(.methodNotAllowed(let allowed)): return .success(allowed)
+        case .failure(let error): return .failure(error)
+        case .success: return .failure(.notFound)
+        }
+    }
+
     private static func streamID(_ text: String) -> Result<Int64, RouteError> {
         guard let id = StreamID.parse(text) else { return .failure(.badStreamID(text)) }
         return .success(id)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Creates .build/browser-venv with the pinned selenium from PyPI, for scripts/test-browser.sh.
+# Idempotent: a complete venv (stamped with its requirements) is left alone.
+# Usage: scripts/browser/setup-venv.sh [VENV_DIR]
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+source "$root/scripts/lib/pinned-venv.sh"
+pinned_venv "${1:-$root/.build/browser-venv}" "$here/requirements.txt" BROWSER_PYTHON \
+  /root/.pyenv/versions/3.11.*/bin/python3 "$HOME"/.pyenv/versions/3.11.*/bin/python3 python3.11 python3
