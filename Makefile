@@ -44,10 +44,12 @@ format:
 # and the manifests' settings against the built binary's --help, so it runs after the build).
 # scripts/test-replicas.sh runs the end-to-end suites again through nginx in front of two serve replicas.
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
+# scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	scripts/test-deploy.sh
 	$(SWIFT) test --skip-build --skip LocalStack
+	scripts/test-openapi.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
 	scripts/test-replicas.sh

@@ -334,7 +334,12 @@ enum OpenAPIDocument {
                   content:
                     application/yaml:
                       schema:
-                        type: string
+                        description: This document (YAML parses to an object).
+                        type: object
+                        required: [openapi, info, paths, components]
+                        properties:
+                          openapi:
+                            const: 3.1.0
         components:
           securitySchemes:
             bearerAuth:
