@@ -413,11 +413,11 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^[0-9]+$'
             WWW-Authenticate:
-              description: The scheme to authenticate with (RFC 6750).
+              description: The scheme to authenticate with, Bearer (RFC 6750 section 3).
               required: true
               schema:
                 type: string
-                const: Bearer
+                pattern: '^Bearer( |$)'
             RateLimit-Policy:
               description: |
                 The quota policies of this route class, when rate limits are on: a Structured Field list of
