@@ -91,6 +91,17 @@ struct OpenAPIProtoDriftTests {
         #expect(problems == [])
     }
 
+    @Test("every error code the server has is in the schema's ErrorCode enum")
+    func everyErrorCodeIsDescribed() throws {
+        let openAPI = try OpenAPISchemas(yaml: try Self.yaml())
+        let body = try #require(openAPI.schemas["ErrorCode"])
+        let items = OpenAPISchemas.entries(try #require(openAPI.entry("enum", in: body)).body)
+        let values = Set(items.flatMap { OpenAPISchemas.flowItems($0.value) })
+        let missing = APIError.Code.allCases.map(\.rawValue).filter { !values.contains($0) }
+        #expect(values.count == items.count)
+        #expect(missing == [])
+    }
+
     @Test("a proto field missing from its schema is reported")
     func missingFieldIsReported() throws {
         let yaml = try Self.yaml()
