@@ -46,11 +46,13 @@ format:
 # scripts/test-browser.sh drives Debian's Chromium headless (selenium) on pages of other loopback
 # origins against serve --cors-origins (about 10 s once its venv exists).
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
+# scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	scripts/test-deploy.sh
 	$(SWIFT) test --skip-build --skip LocalStack
 	scripts/test-browser.sh
+	scripts/test-openapi.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
 	scripts/test-s3.sh
 	scripts/test-replicas.sh

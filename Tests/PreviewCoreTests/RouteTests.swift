@@ -10,6 +10,7 @@ import Testing
         ("POST", "/api/preview/commit", .commitPreview),
         ("DELETE", "/api/preview/42", .deletePreview(streamId: 42)),
         ("GET", "/api/feed", .feed),
+        ("GET", "/api/openapi.yaml", .openAPIDocument),
         ("POST", "/api/streams/7/like", .like(streamId: 7)),
         ("DELETE", "/api/streams/7/like", .unlike(streamId: 7)),
         ("POST", "/api/streams/9223372036854775807/seen", .markSeen(streamId: Int64.max)),

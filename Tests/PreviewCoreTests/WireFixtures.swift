@@ -47,6 +47,16 @@ enum Protoc {
         String(decoding: try run(["--decode=streampreview.v1.\(message)"], input: bytes), as: UTF8.self)
     }
 
+    /// `protoc --descriptor_set_out`: proto/stream_preview.proto as protoc reads it, a serialized
+    /// `google.protobuf.FileDescriptorSet`.
+    static func descriptorSet() throws -> [UInt8] {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-protoc")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/stream_preview.desc"
+        _ = try run(["--descriptor_set_out=\(path)"], input: [])
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
     private static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
         let proto = TestPaths.repositoryRoot + "/proto"
         let result = try ProcessResult.run(

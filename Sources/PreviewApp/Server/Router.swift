@@ -69,7 +69,7 @@ struct Router: HTTPResponder {
     static func needsCaller(_ route: Route) -> Bool {
         switch route {
         case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen: return true
-        case .health, .ready, .metrics, .feed, .object: return false
+        case .health, .ready, .metrics, .feed, .object, .openAPIDocument: return false
         }
     }
 
@@ -92,7 +92,7 @@ struct Router: HTTPResponder {
     static func thread(for route: Route?) -> ResponderThread {
         guard let route else { return .connection }
         switch route {
-        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen:
+        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .openAPIDocument:
             return .connection
         // A scrape renders every metric family: a flood of them must not hold the I/O threads.
         case .metrics, .commitPreview, .object: return .worker
@@ -213,6 +213,7 @@ struct Router: HTTPResponder {
         case .like(let id): return try streams.like(request, streamId: id, liked: true)
         case .unlike(let id): return try streams.like(request, streamId: id, liked: false)
         case .markSeen(let id): return try streams.seen(request, streamId: id)
+        case .openAPIDocument: return OpenAPIHandler.document()
         case .object(let method, _):
             guard let objects else { throw APIError(.notFound, "objects are not served by this process") }
             switch method {
@@ -250,10 +251,11 @@ struct Router: HTTPResponder {
         return APIFailure(error.apiError, headers: headers)
     }
 
-    /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects).
+    /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects, not
+    /// the OpenAPI document, which is YAML whatever Accept says).
     private static func isAPI(_ route: Route) -> Bool {
         switch route {
-        case .health, .ready, .metrics, .object: return false
+        case .health, .ready, .metrics, .object, .openAPIDocument: return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
     }

@@ -11,6 +11,8 @@ public enum Route: Sendable, Equatable {
     case like(streamId: Int64)
     case unlike(streamId: Int64)
     case markSeen(streamId: Int64)
+    /// The API's OpenAPI 3.1 description (`GET /api/openapi.yaml`, proto/openapi.yaml).
+    case openAPIDocument
     /// The embedded local object store; `encodedKey` is the object key still percent-encoded as sent.
     case object(method: ObjectMethod, encodedKey: String)
 
@@ -42,6 +44,7 @@ public enum Route: Sendable, Equatable {
         case "/metrics": return only("GET", .metrics)
         case "/api/preview/post": return only("POST", .postPreview)
         case "/api/preview/commit": return only("POST", .commitPreview)
+        case "/api/openapi.yaml": return only("GET", .openAPIDocument)
         default: break
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)

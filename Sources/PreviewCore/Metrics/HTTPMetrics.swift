@@ -81,7 +81,7 @@ public struct RouteLabel: Sendable, Equatable {
             ("/api/feed", "GET"), ("/api/streams/{streamId}/like", "POST"), ("/api/streams/{streamId}/like", "DELETE"),
             ("/api/streams/{streamId}/seen", "POST"),
             ("/objects/{key}", "GET"), ("/objects/{key}", "HEAD"), ("/objects/{key}", "PUT"),
-            ("/objects/{key}", "DELETE"),
+            ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"),
         ] + otherMethods.map { ("other", $0) }
 
     static let otherMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "other"]
@@ -106,6 +106,7 @@ public struct RouteLabel: Sendable, Equatable {
         case .object(.head, _): self.init(11)
         case .object(.put, _): self.init(12)
         case .object(.delete, _): self.init(13)
+        case .openAPIDocument: self.init(14)
         }
     }
 

@@ -22,7 +22,7 @@ public func fuzzRoute(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case .deletePreview(let id), .like(let id), .unlike(let id), .markSeen(let id):
             check(id > 0, "stream id \(id) from \(path)")
             check(path.split(separator: "/").contains { StreamID.parse(String($0)) == id }, "id \(id) not in \(path)")
-        case .health, .ready, .metrics, .postPreview, .commitPreview, .feed:
+        case .health, .ready, .metrics, .postPreview, .commitPreview, .feed, .openAPIDocument:
             break
         }
     case .failure(.methodNotAllowed(let allowed)):
