@@ -115,6 +115,7 @@ struct CORSPolicyTests {
         "* gives any origin Allow-Origin * on anonymous reads",
         arguments: [
             ("GET", "/api/feed"), ("GET", "/healthz"), ("GET", "/readyz"), ("HEAD", "/objects/previews/1/a.mp4"),
+            ("GET", "/api/openapi.yaml"),
         ])
     func starCoversAnonymousReads(_ method: String, _ path: String) {
         let headers = decorated(anyone, method, path, [("Origin", "https://elsewhere.example")])

@@ -43,9 +43,11 @@ public struct CORSPolicy: Sendable, Equatable {
         path.hasPrefix("/api/") || path.hasPrefix(Route.objectsPrefix) || path == "/healthz" || path == "/readyz"
     }
 
-    /// The paths an anonymous caller may read, the reach of `*`.
+    /// The paths an anonymous caller may read, the reach of `*`: the API's description too, so an
+    /// API explorer page on another origin can load it.
     static func isAnonymousRead(path: String) -> Bool {
         path == "/api/feed" || path.hasPrefix(Route.objectsPrefix) || path == "/healthz" || path == "/readyz"
+            || path == "/api/openapi.yaml"
     }
 
     /// What `Access-Control-Allow-Origin` says to a request, if anything.
