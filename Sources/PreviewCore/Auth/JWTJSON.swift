@@ -88,7 +88,7 @@ enum JWTJSON {
     }
 
     /// The object of a token part, if it is plain UTF-8 JSON with distinct keys at every depth.
-    private static func strictObject(_ bytes: [UInt8]) -> JSONObjectReader? {
+    static func strictObject(_ bytes: [UInt8]) -> JSONObjectReader? {
         guard let object = JSONObjectReader(bytes), object.members.allSatisfy({ $0.value.hasDistinctKeys })
         else { return nil }
         return object
@@ -115,7 +115,7 @@ enum JWTJSON {
     }
 
     /// `stream_ids` as `StreamIDClaim` reads it: valid stream IDs as integers or decimal strings.
-    private static func streamIDs(_ value: JSONValue?, failed object: inout JSONObjectReader) -> [StreamIDClaim]? {
+    static func streamIDs(_ value: JSONValue?, failed object: inout JSONObjectReader) -> [StreamIDClaim]? {
         switch value {
         case nil, .null?: return nil
         case .array(let elements)?:
