@@ -24,12 +24,21 @@ enum ServeCommand {
             JWTVerifier(
                 keys: tokenKeys, identity: options.identity.policy, maxLifetime: options.tokens.maxLifetime,
                 crypto: crypto),
-            crypto: crypto)
+            crypto: options.identity.isConfigured ? crypto : nil)
         let jwksFile = options.identity.jwksFile.map { JWKSFileSource(path: $0, ring: keyRing) }
         try jwksFile?.loadAtStart()
         jwksFile?.start()
         defer { jwksFile?.stop() }
         if let jwksFile { signals.onHangup { jwksFile.requestReload() } }
+        // Fetched by its own thread, at once and then on schedule: a slow provider does not
+        // hold up start, and /readyz is 503 until the first key set arrived.
+        let jwksURL = options.identity.jwksURL.map { JWKSURLSource(url: $0, ring: keyRing) }
+        jwksURL?.start()
+        defer { jwksURL?.stop() }
+        if let jwksURL {
+            signals.onHangup { jwksURL.fetchNow() }
+            keyRing.onUnknownKeyID { jwksURL.sawUnknownKeyID($0) }
+        }
 
         let embeddedRedis: RedisServerProcess?
         let target: RedisTarget

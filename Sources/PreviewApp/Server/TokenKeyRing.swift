@@ -11,11 +11,15 @@ final class TokenKeyRing: Sendable {
     private struct Installed {
         var set: JWKSet?
         var generation: UInt64 = 0
-        var unknownKeyID: (@Sendable (String) -> Void)?
+        var unknownKeyID: (@Sendable (String) -> Bool)?
     }
     private let installed = Mutex(Installed())
     /// Key sets that failed to load or fetch (`streampreview_jwks_fetch_failures_total`).
     let failures = MetricCounter()
+    /// Tokens naming a kid the set lacks that made the source fetch again, and those that did
+    /// not because one did within the last minute.
+    let unknownKeyIDFetches = MetricCounter()
+    let unknownKeyIDThrottled = MetricCounter()
 
     /// A ring for `verifier`; `crypto` prepares the keys of sets installed later.
     init(_ verifier: JWTVerifier, crypto: (any PublicKeyCrypto)? = nil) {
@@ -27,6 +31,9 @@ final class TokenKeyRing: Sendable {
 
     /// Whether a provider key set was ever installed (readiness waits for the first).
     var hasKeys: Bool { installed.withLock { $0.set != nil } }
+
+    /// True while a provider key set is configured and none was ever installed (/readyz is 503).
+    var waitsForKeys: Bool { crypto != nil && !hasKeys }
 
     /// Keys in the installed set.
     var keyCount: Int { installed.withLock { $0.set?.keys.count ?? 0 } }
@@ -53,13 +60,15 @@ final class TokenKeyRing: Sendable {
         }
     }
 
-    /// Called with the kid of a token that named a key the set does not hold.
-    func onUnknownKeyID(_ handler: @escaping @Sendable (String) -> Void) {
+    /// Called with the kid of a token that named a key the set does not hold; answers whether
+    /// that makes the source fetch again.
+    func onUnknownKeyID(_ handler: @escaping @Sendable (String) -> Bool) {
         installed.withLock { $0.unknownKeyID = handler }
     }
 
     func sawUnknownKeyID(_ kid: String) {
-        installed.withLock { $0.unknownKeyID }?(kid)
+        guard let handler = installed.withLock({ $0.unknownKeyID }) else { return }
+        (handler(kid) ? unknownKeyIDFetches : unknownKeyIDThrottled).add()
     }
 }
 
@@ -72,6 +81,13 @@ extension TokenKeyRing {
             help: "Identity-provider key set loads (file reads, URL fetches) that failed; the last good keys were kept."
         )
         text.sample("streampreview_jwks_fetch_failures_total", failures.value)
+        text.family(
+            "streampreview_jwks_unknown_kid_total", .counter,
+            help: "Tokens naming a kid the key set lacks: refetch scheduled, or throttled (one per minute).")
+        text.sample(
+            "streampreview_jwks_unknown_kid_total", labels: [("refetch", "scheduled")], unknownKeyIDFetches.value)
+        text.sample(
+            "streampreview_jwks_unknown_kid_total", labels: [("refetch", "throttled")], unknownKeyIDThrottled.value)
         text.family("streampreview_jwks_keys", .gauge, help: "Identity-provider keys in use.")
         text.sample("streampreview_jwks_keys", Int64(keyCount))
     }
