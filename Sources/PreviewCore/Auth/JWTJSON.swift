@@ -1,7 +1,8 @@
 import Foundation
 
-/// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `JSONWriter` (sorted
-/// keys, so the same claims always give the same token) and read by `JSONObjectReader` alone.
+/// The JSON of bearer tokens (ours; an identity provider's in `JWTJSON+Identity`): Codable DTOs
+/// with explicit keys, written by `JSONWriter` (sorted keys, so the same claims always give the
+/// same token) and read by `JSONObjectReader` alone.
 ///
 /// A token part is read only when it is plain UTF-8 JSON (no byte-order mark, no UTF-16) whose
 /// objects all have distinct keys, at every depth, with its times plain integers; anything
