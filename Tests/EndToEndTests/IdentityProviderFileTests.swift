@@ -110,6 +110,49 @@ struct IdentityProviderFileTests {
         #expect(service.exitStatus == nil, "SIGHUP does not stop serve")
     }
 
+    @Test("Claim names map onto ours: a nested role and stream list let a provider streamer upload its stream only")
+    func claimMapping() throws {
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-claims")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var streamer = Self.claims()
+        streamer["role"] = nil
+        streamer["app_metadata"] = ["role": "streamer", "streams": ["42"]]
+        var anyone = Self.claims()
+        anyone["role"] = nil
+        var foreign = Self.claims()
+        foreign["iss"] = "https://other.example.test/"
+        let minted = try JWTOracle.mint(
+            keyDirectory: folder + "/keys", jwks: ["ec-1"],
+            tokens: [
+                "streamer": OracleToken(kid: "ec-1", claims: streamer),
+                "anyone": OracleToken(kid: "ec-1", claims: anyone),
+                "foreign": OracleToken(kid: "ec-1", claims: foreign),
+            ])
+        let file = folder + "/jwks.json"
+        try Self.write(minted.jwks, to: file)
+        let service = try ServiceProcess(
+            arguments: [
+                "--jwks-file", file, "--jwt-issuer", Self.issuer, "--jwt-audience", Self.audience,
+                "--jwt-role-claim", "app_metadata.role", "--jwt-streams-claim", "app_metadata.streams",
+                "--jwt-default-role", "viewer",
+            ], replicas: 1)
+        let api = try APIClient(service)
+        let token = try #require(minted.tokens["streamer"])
+        _ = try api.issue(streamId: 42, movie: TestMedia.mp4(), thumbnail: TestMedia.jpeg(), token: token)
+        let post = { (id: Int64, token: String) throws -> Reply in
+            try api.send(
+                "POST", "/api/preview/post", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"streamId":"\#(id)"}"#.utf8), token: token)
+        }
+        expectError(try post(43, token), status: 403, code: "forbidden", target: "streamId")
+        let viewer = try #require(minted.tokens["anyone"])
+        #expect(try api.feed(token: viewer).status == 200, "no role claim: --jwt-default-role viewer")
+        expectError(try post(42, viewer), status: 403, code: "forbidden")
+        let refused = try api.feed(token: try #require(minted.tokens["foreign"]))
+        expectError(refused, status: 401, code: "unauthenticated")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("issuer"))
+    }
+
     @Test("A JWKS file that is not a key set stops serve with exit 78")
     func badFileAtStart() throws {
         let folder = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-bad")
