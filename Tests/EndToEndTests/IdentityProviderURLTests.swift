@@ -112,5 +112,13 @@ struct IdentityProviderURLTests {
         #expect(try api.feed(token: ec).status == 200)
         #expect(try api.feed(token: ed).status == 200)
         #expect(try api.send("GET", "/readyz").status == 200, "once loaded, a failing provider does not unready")
+
+        // The families as the official Prometheus parser reads them.
+        let scrape = try PrometheusScrape.parse(String(decoding: try api.send("GET", "/metrics").body, as: UTF8.self))
+        #expect(scrape.family("streampreview_jwks_fetch_failures")?.type == "counter")
+        #expect(scrape.family("streampreview_jwks_unknown_kid")?.type == "counter")
+        #expect(scrape.family("streampreview_jwks_keys")?.type == "gauge")
+        #expect((scrape.value("streampreview_jwks_unknown_kid_total", ["refetch": "throttled"]) ?? 0) >= 1)
+        #expect(scrape.value("streampreview_jwks_keys") == 2)
     }
 }
