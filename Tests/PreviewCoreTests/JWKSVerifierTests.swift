@@ -46,6 +46,8 @@ import Testing
                 "rsaSignedWithRS256ForECKey": OracleToken(kid: "rsa-1", claims: claims(), headers: ["kid": "ec-1"]),
                 "unknownKid": OracleToken(kid: "rsa-1", claims: claims(), headers: ["kid": "rsa-9"]),
                 "noRole": OracleToken(kid: "ed-1", claims: claims(["role": .array([])])),
+                "accessTokenType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "at+jwt"]),
+                "otherType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "JWE"]),
             ])
     }
 
@@ -101,6 +103,11 @@ import Testing
         policy.defaultRole = nil
         #expect(
             failure(try verifier(policy).verify(token("rs256"), now: Self.now)) == .missingClaim("app_metadata.role"))
+    }
+
+    @Test func theAccessTokenTypeOfRFC9068IsAcceptedAndOtherTypesAreNot() throws {
+        #expect(try verifier().verify(token("accessTokenType"), now: Self.now).get().role == .viewer)
+        #expect(failure(try verifier().verify(token("otherType"), now: Self.now)) == .malformed)
     }
 
     @Test func expiredAndNotYetValidTokensAreRefused() throws {

@@ -21,6 +21,10 @@ final class JWKSURLSource: Sendable {
     }
 
     func start() {
+        if url.hasPrefix("http://") {
+            // Whoever can change the answer on the way decides who may call.
+            Log.warn("jwks_url_not_https", ["url": url])
+        }
         thread.start { [self] in
             if schedule.withLock({ $0.isDue(now: WallClock.now()) }) { fetch() }
             return true

@@ -91,7 +91,7 @@ public struct JWTVerifier: Sendable {
         // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must refuse
         // the token; this verifier understands none.
         guard !header.hasCritical else { return .failure(.criticalHeader) }
-        guard header.typ.map({ $0.uppercased() == "JWT" }) ?? true,
+        guard header.typ.map({ Self.acceptedTypes(publicKey: publicKey).contains($0.uppercased()) }) ?? true,
             header.kid.map(JWTKeyID.isValid) ?? true,
             !parts[1].isEmpty, !parts[2].isEmpty,
             let payloadBytes = Base64URL.decode(Substring(parts[1])),
@@ -168,6 +168,12 @@ public struct JWTVerifier: Sendable {
         let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
         guard !overflow, lifetime <= maxLifetime else { return .failure(.lifetimeTooLong) }
         return .success(token.claims)
+    }
+
+    /// The `typ` values accepted (upper-cased): `JWT`, and for a provider's tokens also the
+    /// access-token type of RFC 9068 §2.1 (`at+jwt`, some providers write the media type).
+    private static func acceptedTypes(publicKey: Bool) -> [String] {
+        publicKey ? ["JWT", "AT+JWT", "APPLICATION/AT+JWT"] : ["JWT"]
     }
 
     /// `a + b` clamped to Int64's range: hostile `exp` values near the limits must not trap.
