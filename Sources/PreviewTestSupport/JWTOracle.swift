@@ -57,6 +57,23 @@ public struct OracleAnswer: Sendable {
 }
 
 public enum JWTOracle {
+    /// The venv, set up once per test process: suites running in parallel must not build it
+    /// twice at the same time (the setup script replaces an incomplete venv).
+    private static let venv: Result<Void, any Error> = Result {
+        let setup: ProcessResult
+        do {
+            setup = try ProcessResult.run(
+                ["/bin/bash", TestPaths.repositoryRoot + "/scripts/jwt/setup-venv.sh"], timeout: 600)
+        } catch {
+            throw ServiceProcessError("scripts/jwt/setup-venv.sh did not run: \(error)")
+        }
+        guard setup.status == 0 else {
+            throw ServiceProcessError(
+                "scripts/jwt/setup-venv.sh failed (\(setup.status)); the identity-provider tests need PyJWT from "
+                    + "PyPI:\n\(setup.stderr.suffix(3000))")
+        }
+    }
+
     /// Mints `tokens` and the JWKS document of `jwks` with private keys kept in `keyDirectory`
     /// (made on first use, so a later call signs with the same keys: rotation). Throws, never
     /// skips, when PyJWT cannot be installed or run.
@@ -77,12 +94,7 @@ public enum JWTOracle {
             var tokens: [String: String]
         }
         let root = TestPaths.repositoryRoot
-        let setup = try ProcessResult.run(["/bin/bash", root + "/scripts/jwt/setup-venv.sh"], timeout: 600)
-        guard setup.status == 0 else {
-            throw ServiceProcessError(
-                "scripts/jwt/setup-venv.sh failed (\(setup.status)); the identity-provider tests need PyJWT from "
-                    + "PyPI:\n\(setup.stderr.suffix(3000))")
-        }
+        try venv.get()
         let input = try JSONEncoder().encode(Request(keyDirectory: keyDirectory, jwks: jwks, tokens: tokens))
         let run = try ProcessResult.run(
             [root + "/.build/jwt-venv/bin/python", root + "/scripts/jwt/mint.py"], timeout: 120, input: Array(input))

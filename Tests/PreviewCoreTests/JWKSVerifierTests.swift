@@ -190,6 +190,21 @@ import Testing
         #expect(failure(plain.verify(try token("rs256"), now: Self.now)) == .unsupportedAlgorithm("RS256"))
     }
 
+    @Test func aP256PointOffTheCurveIsRefusedByOpenSSL() throws {
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        func coordinates(_ material: JWK.Material?) -> ([UInt8], [UInt8])? {
+            if case .p256(let x, let y)? = material { return (x, y) }
+            return nil
+        }
+        let (x, y) = try #require(coordinates(set.key("ec-1")?.material))
+        #expect(throws: (any Error).self) { try crypto.signatureKey(JWK(kid: "bad", material: .p256(x: x, y: x))) }
+        _ = try crypto.signatureKey(JWK(kid: "good", material: .p256(x: x, y: y)))
+        let keys = JWTPublicKeys(
+            JWKSet(keys: [JWK(kid: "bad", material: .p256(x: x, y: x))]), generation: 1, crypto: crypto)
+        #expect(keys.keys.isEmpty)
+        #expect(keys.refused.count == 1)
+    }
+
     @Test func anRSAKeyUnder2048BitsIsLeftOutOfTheSet() throws {
         let keys = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-weak")
         let answer = try JWTOracle.mint(keyDirectory: keys, jwks: ["rsa1024-1", "ed-1"], tokens: [:])
