@@ -4,3 +4,4 @@
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
 #include <openssl/core_names.h>
+#include <openssl/x509.h>

@@ -213,6 +213,59 @@ enum LibCrypto {
             }
         }
     }
+
+    /// Owns a public `EVP_PKEY` decoded from DER SubjectPublicKeyInfo (`d2i_PUBKEY`).
+    ///
+    /// `@unchecked Sendable`: the `EVP_PKEY` is never modified after `init`; OpenSSL 3 allows
+    /// concurrent verification with one key, and each operation gets its own `EVP_MD_CTX`.
+    final class PublicKey: @unchecked Sendable {
+        private let key: OpaquePointer
+
+        init(subjectPublicKeyInfo der: [UInt8]) throws {
+            guard !der.isEmpty, der.count < Int(Int32.max) else {
+                throw CryptoError(message: "public key DER is empty")
+            }
+            let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                return d2i_PUBKEY(nil, &cursor, buffer.count)
+            }
+            guard let key else { throw CryptoError.fromQueue("d2i_PUBKEY") }
+            self.key = key
+        }
+
+        deinit { EVP_PKEY_free(key) }
+
+        /// True when the key is of OpenSSL type `name` ("RSA", "EC", "ED25519"); the error
+        /// queue is cleared on false.
+        func isA(_ name: String) -> Bool {
+            let match = EVP_PKEY_is_a(key, name) == 1
+            if !match { ERR_clear_error() }
+            return match
+        }
+
+        /// `EVP_DigestVerify` of `signature` over `message`: with SHA-256 (RSA PKCS#1 v1.5, the
+        /// default padding, and ECDSA with a DER signature), or without a digest (Ed25519, which
+        /// hashes inside). Any failure is false, with the error queue cleared.
+        func verify(_ signature: [UInt8], of message: [UInt8], sha256: Bool) -> Bool {
+            guard let context = EVP_MD_CTX_new() else {
+                ERR_clear_error()
+                return false
+            }
+            defer { EVP_MD_CTX_free(context) }
+            let digest = sha256 ? FetchedAlgorithms.required.sha256 : nil
+            guard EVP_DigestVerifyInit(context, nil, digest, nil, key) == 1 else {
+                ERR_clear_error()
+                return false
+            }
+            let ok = withNonNilBytes(signature) { signatureBytes, signatureCount in
+                withNonNilBytes(message) { bytes, count in
+                    EVP_DigestVerify(context, signatureBytes, signatureCount, bytes, count)
+                }
+            }
+            if ok != 1 { ERR_clear_error() }
+            return ok == 1
+        }
+    }
 }
 
 // MARK: - Shared by the calls above

@@ -48,6 +48,7 @@ public final class HTTPClient {
         try Self.validate(request)
         let upload = try UploadSource.make(method: request.method, body: request.body)
         let transfer = Transfer(upload: upload)
+        transfer.bodyLimit = request.maxResponseBodyBytes ?? Int.max
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         defer {
             // Forget every option (the header list and context pointers die here) but keep the
@@ -141,6 +142,9 @@ public final class HTTPClient {
         if let uploadError = transfer.uploadError {
             return HTTPClientError(kind: .file, message: "\(uploadError) (\(detail))")
         }
+        if transfer.bodyTooLarge {
+            return HTTPClientError(kind: .transfer, message: "the response body is over \(transfer.bodyLimit) bytes")
+        }
         let kind: HTTPClientError.Kind
         switch code {
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: kind = .invalidURL
@@ -184,6 +188,9 @@ private let globalInitResult: CURLcode = CShims_curl_global_init_default()
 private final class Transfer {
     var headerFields: [(String, String)] = []
     var body: [UInt8] = []
+    /// `maxResponseBodyBytes`; set when the body would pass it, and the transfer aborted.
+    var bodyLimit = Int.max
+    var bodyTooLarge = false
     let upload: UploadSource?
     var uploadError: String?
 
@@ -210,28 +217,38 @@ private final class Transfer {
 private func onHeaderLine(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.receiveHeaderLine(bytes) }
+    deliver(buffer, size, count, userdata) { transfer, bytes in
+        transfer.receiveHeaderLine(bytes)
+        return true
+    }
 }
 
 private func onBodyBytes(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    deliver(buffer, size, count, userdata) { transfer, bytes in transfer.body.append(contentsOf: bytes) }
+    deliver(buffer, size, count, userdata) { transfer, bytes in
+        guard bytes.count <= transfer.bodyLimit - transfer.body.count else {
+            transfer.bodyTooLarge = true
+            return false
+        }
+        transfer.body.append(contentsOf: bytes)
+        return true
+    }
 }
 
 /// What both curl write callbacks do: find the `Transfer` behind `userdata`, hand it the bytes,
-/// and return how many were taken (0 makes curl abort the transfer).
+/// and return how many were taken (0 makes curl abort the transfer, as does a refusal).
 private func deliver(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?,
-    to receive: (Transfer, UnsafeBufferPointer<UInt8>) -> Void
+    to receive: (Transfer, UnsafeBufferPointer<UInt8>) -> Bool
 ) -> Int {
     guard let buffer, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+    let taken = buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
         receive(transfer, UnsafeBufferPointer(start: $0, count: length))
     }
-    return length
+    return taken ? length : 0
 }
 
 private func onUploadRead(

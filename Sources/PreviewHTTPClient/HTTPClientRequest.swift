@@ -19,6 +19,8 @@ public struct HTTPClientRequest: Sendable {
     public var body: Body
     /// The limit for the whole exchange, connect included; must be positive.
     public var timeoutSeconds: Double = 10
+    /// A response body longer than this aborts the transfer (`.transfer` error); nil: no limit.
+    public var maxResponseBodyBytes: Int?
 
     public init(method: String, url: String, headers: HTTPHeaders = HTTPHeaders(), body: Body = .none) {
         self.method = method

@@ -1,8 +1,8 @@
-import PreviewCore
 import PreviewCrypto
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewCore
 
 /// The tokens a process keeps after verifying them: only verified ones, and their times are
 /// checked again at every use.
@@ -65,5 +65,35 @@ import Testing
         }
         #expect(tokens.count <= 16)
         #expect(tokens.count > 0)
+    }
+}
+
+/// A provider key that accepts exactly one signature, for tokens built by hand.
+private struct AcceptingKey: SignatureKey {
+    func verify(_ signature: [UInt8], of message: [UInt8]) -> Bool { signature == [1, 2, 3] }
+}
+
+@Suite struct AuthenticatedTokensRotationTests {
+    @Test func aHeldTokenWhoseKeyWasRotatedOutIsRefused() throws {
+        let header = #"{"alg":"EdDSA","kid":"k1","typ":"JWT"}"#
+        let payload = #"{"sub":"ann","role":"viewer","iat":1000,"exp":2000}"#
+        let token =
+            Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "."
+            + Base64URL.encode([1, 2, 3])
+        let base = JWTVerifier(keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), crypto: OpenSSLCrypto())
+        let withKey = base.with(
+            publicKeys: JWTPublicKeys(
+                generation: 1,
+                keys: [
+                    "k1": .init(algorithm: .edDSA, key: AcceptingKey()),
+                    "k2": .init(algorithm: .edDSA, key: AcceptingKey()),
+                ]))
+        let rotated = base.with(
+            publicKeys: JWTPublicKeys(generation: 2, keys: ["k2": .init(algorithm: .edDSA, key: AcceptingKey())]))
+        let tokens = AuthenticatedTokens()
+        #expect(try tokens.authenticate(token, with: withKey).get().claims.subject == "ann")
+        #expect(tokens.count == 1)
+        #expect(throws: TokenError.unknownKeyID("k1")) { try tokens.authenticate(token, with: rotated).get() }
+        #expect(tokens.count == 0)
     }
 }

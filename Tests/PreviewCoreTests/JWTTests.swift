@@ -376,6 +376,10 @@ import Testing
             "line 2: kid 'k1' appears twice"
         ),
         ("kï " + String(repeating: "a", count: 32), "line 1: the kid must be printable ASCII"),
+        (
+            "../k " + String(repeating: "a", count: 32),
+            #"line 1: the kid must be at most 128 characters without / \ or .."#
+        ),
     ])
     func badKeyLinesAreRefusedWithTheLineNumber(text: String, message: String) {
         #expect(throws: JWTKeySet.ConfigurationError(message)) { try JWTKeySet.parseKeyLines(text) }

@@ -257,3 +257,23 @@ func echoServer() throws -> RawHTTPServer {
                 == ".internal,10.0.0.0/8,localhost,127.0.0.0/8,::1")
     }
 }
+
+@Suite struct HTTPClientBodyLimitTests {
+    @Test func aResponseBodyOverTheLimitAbortsTheTransfer() throws {
+        let server = try RawHTTPServer { _ in
+            .respond(RawHTTPServer.response(200, body: [UInt8](repeating: 0x61, count: 100_000)))
+        }
+        defer { server.stop() }
+        var request = HTTPClientRequest(method: "GET", url: server.url + "/big")
+        #expect(try HTTPClient().send(request).body.count == 100_000)
+        request.maxResponseBodyBytes = 100_000
+        #expect(try HTTPClient().send(request).body.count == 100_000)
+        request.maxResponseBodyBytes = 99_999
+        #expect {
+            try HTTPClient().send(request)
+        } throws: { error in
+            (error as? HTTPClientError)?.kind == .transfer
+                && (error as? HTTPClientError)?.message == "the response body is over 99999 bytes"
+        }
+    }
+}

@@ -12,7 +12,7 @@ enum ServeCommand {
     static func run(_ options: ServeOptions) throws -> ExitCode {
         // Last of the deferred steps: the request lines of the final moments reach stderr.
         defer { Log.flushRequests() }
-        let signals = ShutdownSignals.block()
+        var signals = ShutdownSignals.block(hangup: options.identity.isConfigured)
         raiseOpenFileLimit()
         let data = try DataDirectory(path: options.dataDirectory)
         let crypto = OpenSSLCrypto()
@@ -20,6 +20,25 @@ enum ServeCommand {
         let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
         let storageSecret = try localStoreSecret(options.storage, data: data)
         let metricsToken = try options.metricsTokenFile.map(metricsToken(file:))
+        let keyRing = TokenKeyRing(
+            JWTVerifier(
+                keys: tokenKeys, identity: options.identity.policy, maxLifetime: options.tokens.maxLifetime,
+                crypto: crypto),
+            crypto: options.identity.isConfigured ? crypto : nil)
+        let jwksFile = options.identity.jwksFile.map { JWKSFileSource(path: $0, ring: keyRing) }
+        try jwksFile?.loadAtStart()
+        jwksFile?.start()
+        defer { jwksFile?.stop() }
+        if let jwksFile { signals.onHangup { jwksFile.requestReload() } }
+        // Fetched by its own thread, at once and then on schedule: a slow provider does not
+        // hold up start, and /readyz is 503 until the first key set arrived.
+        let jwksURL = options.identity.jwksURL.map { JWKSURLSource(url: $0, ring: keyRing) }
+        jwksURL?.start()
+        defer { jwksURL?.stop() }
+        if let jwksURL {
+            signals.onHangup { jwksURL.fetchNow() }
+            keyRing.onUnknownKeyID { jwksURL.sawUnknownKeyID($0) }
+        }
 
         let embeddedRedis: RedisServerProcess?
         let target: RedisTarget
@@ -58,8 +77,7 @@ enum ServeCommand {
         var context = AppContext(
             store: store, storage: storage, localStore: localStore, policy: options.policy,
             fastStart: options.fastStart,
-            authenticator: Authenticator(
-                verifier: JWTVerifier(keys: tokenKeys, maxLifetime: options.tokens.maxLifetime, crypto: crypto)),
+            authenticator: Authenticator(keyRing: keyRing),
             feedCache: AppContext.feedCache(
                 store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: options.feedCacheMilliseconds,
                 grid: options.urlGrid

@@ -18,6 +18,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var publicBaseURL: String?
     /// The bearer-token secrets and the longest token lifetime.
     public var tokens = TokenSecretOptions()
+    /// An identity provider's keys (JWKS), issuer, audience and claim names.
+    public var identity = IdentityProviderOptions()
     public var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
     public var fastStart = FastStartPolicy.warn
@@ -98,7 +100,7 @@ public struct ServeOptions: Sendable, Equatable {
             OptionSpec(
                 flag: "public-base-url", environment: "STREAMPREVIEW_PUBLIC_BASE_URL",
                 help: "public/CDN base URL for plain GET URLs (default: signed GET URLs)"),
-        ] + TokenSecretOptions.specs + [
+        ] + TokenSecretOptions.specs + IdentityProviderOptions.specs + [
             OptionSpec(
                 flag: "upload-url-ttl", environment: "STREAMPREVIEW_UPLOAD_URL_TTL",
                 help: "seconds the signed PUT URLs work (default 900)"),
@@ -256,6 +258,7 @@ public struct ServeOptions: Sendable, Equatable {
             try baseURL(url, flag: "public-base-url")
         }
         serve.tokens = try TokenSecretOptions.parse(options)
+        serve.identity = try IdentityProviderOptions.parse(options)
         serve.policy.uploadURLTTL = try options.int64("upload-url-ttl", default: 900, range: 1...604_800)
         serve.policy.previewTTL = try options.int64("preview-ttl", default: 600, range: 1...31_536_000)
         serve.policy.maxMovieBytes = try options.int64(

@@ -1,6 +1,7 @@
 import PreviewCore
 
-/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, Redis answers,
+/// `GET /healthz` (the process answers) and `GET /readyz` (it is not draining, the identity
+/// provider's keys arrived when `--jwks-url` is set, Redis answers,
 /// a remote object store answered its last background probe, and the local store's disk keeps
 /// its free-space floor).
 struct HealthHandlers: Sendable {
@@ -12,6 +13,7 @@ struct HealthHandlers: Sendable {
     /// probe failed or has waited too long (read, never waited for: this runs on the HTTP threads).
     func ready() -> HTTPResponse {
         if context.lifecycle.isDraining { return notReady("draining") }
+        if context.authenticator.keyRing.waitsForKeys { return notReady("identity provider keys not loaded yet") }
         do {
             try context.store.ping()
         } catch {

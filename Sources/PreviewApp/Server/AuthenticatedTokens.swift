@@ -4,7 +4,9 @@ import Synchronization
 /// Tokens that passed `JWTVerifier.authenticate` lately, so the next request with the same
 /// token skips the base64, JSON and HMAC work and only has its times checked (a viewer's app
 /// sends one token for many feed polls). Only tokens that verified are kept, keyed by their
-/// whole text, so nothing unsigned can enter; the key set is fixed for the process's life.
+/// whole text, so nothing unsigned can enter. Held tokens belong to one generation of the
+/// identity provider's keys: a verifier of a newer generation empties a shard before its first
+/// lookup there, so a token whose key was rotated out is verified again (and refused).
 /// Bounded by an estimate of the bytes held (token text, subject, stream IDs, overhead), not by
 /// a count, so long tokens cannot hold more memory than the budget: a shard that fills up is
 /// emptied.
@@ -16,6 +18,8 @@ final class AuthenticatedTokens: Sendable {
     private struct Held {
         var tokens: [Key: JWTVerifier.Authenticated] = [:]
         var bytes = 0
+        /// The key-set generation of the verifier that authenticated every held token.
+        var generation: UInt64 = 0
     }
 
     private final class Shard: Sendable {
@@ -56,12 +60,23 @@ final class AuthenticatedTokens: Sendable {
     func authenticate(_ token: String, with verifier: JWTVerifier) -> Result<JWTVerifier.Authenticated, TokenError> {
         let key = Key(token)
         let shard = shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
-        if let known = shard.held.withLock({ $0.tokens[key] }) { return .success(known) }
+        let generation = verifier.publicKeys.generation
+        let known = shard.held.withLock { held -> JWTVerifier.Authenticated? in
+            if generation > held.generation {
+                held.tokens.removeAll(keepingCapacity: true)
+                held.bytes = 0
+                held.generation = generation
+            }
+            // A verifier read before the newest keys arrived neither uses nor fills the shard.
+            return generation == held.generation ? held.tokens[key] : nil
+        }
+        if let known { return .success(known) }
         let result = verifier.authenticate(token)
         if case .success(let authenticated) = result {
             let cost = Self.cost(token, authenticated)
             guard cost <= perShard else { return result }
             shard.held.withLock { held in
+                guard held.generation == generation else { return }
                 if held.bytes + cost > perShard {
                     held.tokens.removeAll(keepingCapacity: true)
                     held.bytes = 0

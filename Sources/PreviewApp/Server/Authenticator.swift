@@ -3,9 +3,21 @@ import PreviewCore
 /// Turns the `Authorization: Bearer` header into the caller's claims, and says what a
 /// caller may do.
 struct Authenticator: Sendable {
-    let verifier: JWTVerifier
+    /// The verifier in use, swapped when the identity provider's keys change.
+    let keyRing: TokenKeyRing
     /// Tokens seen lately, whose next use only has its times checked.
     let recentTokens = AuthenticatedTokens()
+
+    init(keyRing: TokenKeyRing) {
+        self.keyRing = keyRing
+    }
+
+    /// A fixed verifier (no provider keys loaded later).
+    init(verifier: JWTVerifier) {
+        keyRing = TokenKeyRing(verifier)
+    }
+
+    var verifier: JWTVerifier { keyRing.verifier }
 
     /// The caller, or nil for a request without an Authorization header (anonymous).
     /// A header that is present but not a valid bearer token is 401.
@@ -14,8 +26,15 @@ struct Authenticator: Sendable {
         guard let token = Self.bearerToken(header) else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")
         }
+        let verifier = keyRing.verifier
         switch recentTokens.authenticate(token, with: verifier).flatMap({ verifier.check($0, now: now) }) {
         case .success(let claims): return claims
+        case .failure(.unknownKeyID(let kid)):
+            keyRing.sawUnknownKeyID(kid)
+            throw APIError(.unauthenticated, "the token is not valid")
+        case .failure(.wrongIssuer): throw APIError(.unauthenticated, "the token's issuer (iss) is not accepted here")
+        case .failure(.wrongAudience):
+            throw APIError(.unauthenticated, "the token's audience (aud) does not name this service")
         case .failure(.expired): throw APIError(.unauthenticated, "the token has expired")
         case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")
         case .failure(.lifetimeTooLong):

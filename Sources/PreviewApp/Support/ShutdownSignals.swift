@@ -3,19 +3,28 @@ import PreviewRedis
 
 /// SIGTERM and SIGINT, blocked in every thread and taken synchronously by the main thread,
 /// so shutdown is ordinary straight-line code (stop the server, the sweeper, then Redis).
+/// With a hangup handler, SIGHUP is taken the same way and calls it (reload the key set).
 struct ShutdownSignals {
     private var set = sigset_t()
+    private var onHangup: (@Sendable () -> Void)?
 
     /// Blocks the signals; call before any thread starts so all threads inherit the mask.
-    static func block() -> ShutdownSignals {
+    /// `hangup`: take SIGHUP too; without it SIGHUP keeps its default action.
+    static func block(hangup: Bool = false) -> ShutdownSignals {
         var signals = ShutdownSignals()
         // Ignored results: sigemptyset and sigaddset fail only for a NULL set or an invalid signal
         // number, and pthread_sigmask only for an invalid `how`; none of these can happen here.
         _ = sigemptyset(&signals.set)
         _ = sigaddset(&signals.set, SIGTERM)
         _ = sigaddset(&signals.set, SIGINT)
+        if hangup { _ = sigaddset(&signals.set, SIGHUP) }
         _ = pthread_sigmask(SIG_BLOCK, &signals.set, nil)
         return signals
+    }
+
+    /// Called on the main thread for each SIGHUP (when `block(hangup: true)`).
+    mutating func onHangup(_ handler: @escaping @Sendable () -> Void) {
+        onHangup = handler
     }
 
     enum Reason: Equatable, CustomStringConvertible {
@@ -49,6 +58,10 @@ struct ShutdownSignals {
             let signal = sigtimedwait(&mask, nil, &timeout)
             if signal == SIGTERM { return .signal("SIGTERM") }
             if signal == SIGINT { return .signal("SIGINT") }
+            if signal == SIGHUP {
+                Log.info("sighup", [:])
+                onHangup?()
+            }
             if let redis, redis.hasExited {
                 Log.error("redis_exited", ["log": redis.logPath])
                 return .redisExited

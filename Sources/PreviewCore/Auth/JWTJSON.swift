@@ -1,7 +1,8 @@
 import Foundation
 
-/// The JSON of HS256 tokens: Codable DTOs with explicit keys, written by `JSONWriter` (sorted
-/// keys, so the same claims always give the same token) and read by `JSONObjectReader` alone.
+/// The JSON of bearer tokens (ours; an identity provider's in `JWTJSON+Identity`): Codable DTOs
+/// with explicit keys, written by `JSONWriter` (sorted keys, so the same claims always give the
+/// same token) and read by `JSONObjectReader` alone.
 ///
 /// A token part is read only when it is plain UTF-8 JSON (no byte-order mark, no UTF-16) whose
 /// objects all have distinct keys, at every depth, with its times plain integers; anything
@@ -88,7 +89,7 @@ enum JWTJSON {
     }
 
     /// The object of a token part, if it is plain UTF-8 JSON with distinct keys at every depth.
-    private static func strictObject(_ bytes: [UInt8]) -> JSONObjectReader? {
+    static func strictObject(_ bytes: [UInt8]) -> JSONObjectReader? {
         guard let object = JSONObjectReader(bytes), object.members.allSatisfy({ $0.value.hasDistinctKeys })
         else { return nil }
         return object
@@ -115,7 +116,7 @@ enum JWTJSON {
     }
 
     /// `stream_ids` as `StreamIDClaim` reads it: valid stream IDs as integers or decimal strings.
-    private static func streamIDs(_ value: JSONValue?, failed object: inout JSONObjectReader) -> [StreamIDClaim]? {
+    static func streamIDs(_ value: JSONValue?, failed object: inout JSONObjectReader) -> [StreamIDClaim]? {
         switch value {
         case nil, .null?: return nil
         case .array(let elements)?:

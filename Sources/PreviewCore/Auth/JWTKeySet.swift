@@ -29,7 +29,8 @@ public struct JWTKeySet: Sendable {
     }
 
     /// The named keys of a keys file: one `KID SECRET` per line (separated by spaces or tabs),
-    /// blank lines and lines starting with `#` ignored. A kid is printable ASCII without spaces;
+    /// blank lines and lines starting with `#` ignored. A kid is printable ASCII without spaces,
+    /// `/`, `\` or `..` (`JWTKeyID`);
     /// each kid once; each secret at least `minimumSecretBytes` bytes.
     public static func parseKeyLines(_ text: String) throws(ConfigurationError) -> [String: [UInt8]] {
         var keys: [String: [UInt8]] = [:]
@@ -44,6 +45,11 @@ public struct JWTKeySet: Sendable {
             let kid = String(fields[0])
             guard kid.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw ConfigurationError("line \(number): the kid must be printable ASCII")
+            }
+            // Token headers with such a kid are refused before any key is looked up.
+            guard JWTKeyID.isValid(kid) else {
+                throw ConfigurationError(
+                    "line \(number): the kid must be at most \(JWTKeyID.maxLength) characters without / \\ or ..")
             }
             guard keys[kid] == nil else { throw ConfigurationError("line \(number): kid '\(kid)' appears twice") }
             let secret = Array(fields[1].utf8)

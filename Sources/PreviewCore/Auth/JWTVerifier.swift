@@ -1,7 +1,11 @@
-/// Verifies HS256 bearer tokens (RFC 7519 §7.2 validation, RFC 7518 §3.2 HMAC).
+/// Verifies bearer tokens (RFC 7519 §7.2 validation): HS256 with our secrets (RFC 7518 §3.2
+/// HMAC), and RS256, ES256 and EdDSA with an identity provider's public keys (JWKS).
 ///
-/// Order, kept on purpose: length, shape and header first (`alg` must be HS256, no `crit`
-/// extension), then the MAC (compared in constant time), and only then the claims are parsed,
+/// Order, kept on purpose: length, shape and header first (`alg` must be one we verify, no
+/// `crit` extension, a `kid` without path characters), then the key (by `kid`; a public key
+/// verifies only its own algorithm, and an HS256 token naming one is refused), then the
+/// signature (a MAC compared in constant time, or the public key's check), and only then the
+/// claims are parsed,
 /// their sizes capped and the times checked, so unsigned input never reaches the claims
 /// decoder. Header and claims are read by one strict reader (`JWTJSON`): plain UTF-8 JSON with
 /// distinct keys at every depth, or the token is malformed; there is no second, more lenient
@@ -26,12 +30,29 @@ public struct JWTVerifier: Sendable {
     private let defaultMAC: any HMACKey
     private let namedMACs: [String: any HMACKey]
 
-    public init(keys: JWTKeySet, maxLifetime: Int64 = defaultMaxLifetime, crypto: any CryptoPrimitives) {
+    /// The identity provider's keys (RS256, ES256, EdDSA by `kid`); none by default.
+    public private(set) var publicKeys = JWTPublicKeys.none
+    /// What tokens verified by `publicKeys` must carry, and where their claims are.
+    public let identity: IdentityTokenPolicy
+
+    public init(
+        keys: JWTKeySet, publicKeys: JWTPublicKeys = .none, identity: IdentityTokenPolicy = IdentityTokenPolicy(),
+        maxLifetime: Int64 = defaultMaxLifetime, crypto: any CryptoPrimitives
+    ) {
         self.keys = keys
+        self.publicKeys = publicKeys
+        self.identity = identity
         self.maxLifetime = maxLifetime
         self.crypto = crypto
         defaultMAC = crypto.hmacKey(keys.defaultKey)
         namedMACs = keys.keys.mapValues { crypto.hmacKey($0) }
+    }
+
+    /// This verifier with another provider key set (a reload), the HMAC keys kept as prepared.
+    public func with(publicKeys: JWTPublicKeys) -> JWTVerifier {
+        var copy = self
+        copy.publicKeys = publicKeys
+        return copy
     }
 
     /// A token whose shape, signature and claims passed, before its times are checked: what
@@ -56,27 +77,46 @@ public struct JWTVerifier: Sendable {
         guard parts.count == 3, let headerBytes = Base64URL.decode(Substring(parts[0])),
             let header = JWTJSON.header(headerBytes), let alg = header.alg
         else { return .failure(.malformed) }
-        // Before the signature part is looked at: `alg: none` tokens have an empty one.
-        guard alg == JWTAlgorithm.hs256 else { return .failure(.unsupportedAlgorithm(alg)) }
+        // Before the signature part is looked at: `alg: none` tokens have an empty one. The
+        // public-key algorithms are known only with a key set; which key verifies is then
+        // decided by `kid`, and that key's own algorithm must be the token's.
+        let publicKey: Bool
+        switch alg {
+        case JWTAlgorithm.hs256: publicKey = false
+        case JWK.Algorithm.rs256.rawValue, JWK.Algorithm.es256.rawValue, JWK.Algorithm.edDSA.rawValue:
+            guard !publicKeys.keys.isEmpty else { return .failure(.unsupportedAlgorithm(alg)) }
+            publicKey = true
+        default: return .failure(.unsupportedAlgorithm(alg))
+        }
         // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must refuse
         // the token; this verifier understands none.
         guard !header.hasCritical else { return .failure(.criticalHeader) }
-        guard header.typ.map({ $0.uppercased() == "JWT" }) ?? true,
+        guard header.typ.map({ Self.acceptedTypes(publicKey: publicKey).contains($0.uppercased()) }) ?? true,
+            header.kid.map(JWTKeyID.isValid) ?? true,
             !parts[1].isEmpty, !parts[2].isEmpty,
             let payloadBytes = Base64URL.decode(Substring(parts[1])),
-            let mac = Base64URL.decode(Substring(parts[2]))
+            let signature = Base64URL.decode(Substring(parts[2]))
         else { return .failure(.malformed) }
+        let signingInput = Array(token.utf8[..<parts[1].endIndex])
+        if publicKey {
+            guard let kid = header.kid else { return .failure(.malformed) }
+            guard let entry = publicKeys.keys[kid] else { return .failure(.unknownKeyID(kid)) }
+            guard entry.algorithm.rawValue == alg else { return .failure(.algorithmMismatch(alg)) }
+            guard entry.key.verify(signature, of: signingInput) else { return .failure(.badSignature) }
+            return identityClaims(payloadBytes)
+        }
         let key: any HMACKey
         if let kid = header.kid {
+            // A provider's public key is public: as an HMAC secret it would let anyone sign.
+            guard publicKeys.keys[kid] == nil else { return .failure(.algorithmMismatch(alg)) }
             guard let named = namedMACs[kid] else { return .failure(.unknownKeyID(kid)) }
             key = named
         } else {
             key = defaultMAC
         }
 
-        let signingInput = Array(token.utf8[..<parts[1].endIndex])
         let expected = key.authenticate(signingInput)
-        guard crypto.constantTimeEqual(expected, mac) else { return .failure(.badSignature) }
+        guard crypto.constantTimeEqual(expected, signature) else { return .failure(.badSignature) }
 
         guard let payload = JWTJSON.payload(payloadBytes) else {
             return .failure(.malformed)
@@ -94,6 +134,30 @@ public struct JWTVerifier: Sendable {
         return .success(Authenticated(claims: claims, notBefore: payload.nbf))
     }
 
+    /// The claims of a token signed by a provider's key: issuer and audience first, then the
+    /// claims under the policy's names.
+    private func identityClaims(_ payloadBytes: [UInt8]) -> Result<Authenticated, TokenError> {
+        guard let payload = JWTJSON.identityPayload(payloadBytes, policy: identity) else {
+            return .failure(.malformed)
+        }
+        if let problem = identity.check(issuer: payload.iss, audience: payload.aud) { return .failure(problem) }
+        guard let sub = payload.sub else { return .failure(.missingClaim("sub")) }
+        guard let iat = payload.iat else { return .failure(.missingClaim("iat")) }
+        guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
+        let role: Role
+        switch payload.role {
+        case .success(let found): role = found
+        case .failure(let error): return .failure(error)
+        }
+        guard sub.utf8.count <= Self.maxSubjectBytes else { return .failure(.claimTooLarge("sub")) }
+        guard payload.streamIds.count <= Self.maxStreamIDs else {
+            return .failure(.claimTooLarge(identity.streamsClaim.text))
+        }
+        let claims = TokenClaims(
+            subject: sub, role: role, streamIds: payload.streamIds, issuedAt: iat, expiresAt: exp)
+        return .success(Authenticated(claims: claims, notBefore: payload.nbf))
+    }
+
     /// The claims of an authenticated token if it is valid at `now` (see `verify`).
     public func check(_ token: Authenticated, now: Int64, leeway: Int64 = 30) -> Result<TokenClaims, TokenError> {
         let leeway = max(0, leeway)
@@ -104,6 +168,12 @@ public struct JWTVerifier: Sendable {
         let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
         guard !overflow, lifetime <= maxLifetime else { return .failure(.lifetimeTooLong) }
         return .success(token.claims)
+    }
+
+    /// The `typ` values accepted (upper-cased): `JWT`, and for a provider's tokens also the
+    /// access-token type of RFC 9068 §2.1 (`at+jwt`, some providers write the media type).
+    private static func acceptedTypes(publicKey: Bool) -> [String] {
+        publicKey ? ["JWT", "AT+JWT", "APPLICATION/AT+JWT"] : ["JWT"]
     }
 
     /// `a + b` clamped to Int64's range: hostile `exp` values near the limits must not trap.

@@ -36,7 +36,8 @@ public enum TokenError: Error, Sendable, Equatable {
     /// Not three base64url parts of JSON objects, a claim of the wrong type, or an
     /// invalid stream ID.
     case malformed
-    /// `alg` is not HS256 (`none`, RS256, ES256 and every other value).
+    /// `alg` is not one this verifier knows (`none`, HS512 and every other value), or names a
+    /// public-key algorithm while no key set is configured.
     case unsupportedAlgorithm(String)
     /// The header has a `crit` member: it names extensions this verifier does not implement.
     case criticalHeader
@@ -56,4 +57,11 @@ public enum TokenError: Error, Sendable, Equatable {
     /// `sub` is longer than `JWTVerifier.maxSubjectBytes`, or `stream_ids` has more than
     /// `JWTVerifier.maxStreamIDs` entries (the claim's name).
     case claimTooLarge(String)
+    /// The key named by `kid` verifies another algorithm than the token's `alg` (an HS256
+    /// token naming a provider's public key: algorithm confusion).
+    case algorithmMismatch(String)
+    /// `iss` is absent or not one of the configured issuers.
+    case wrongIssuer
+    /// `aud` is absent or holds none of the configured audiences.
+    case wrongAudience
 }

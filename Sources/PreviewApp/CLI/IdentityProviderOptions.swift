@@ -1,0 +1,92 @@
+public import PreviewCore
+
+/// `serve`'s identity-provider tokens: where the provider's public keys (JWKS) come from, what
+/// its tokens must carry (issuer, audience) and where their claims are.
+public struct IdentityProviderOptions: Sendable, Equatable {
+    /// `--jwks-file`: read at start, again on SIGHUP and when the file changes.
+    public var jwksFile: String?
+    /// `--jwks-url`: fetched at start and in the background.
+    public var jwksURL: String?
+    public var policy = IdentityTokenPolicy()
+
+    public init() {}
+
+    /// Whether a key set is configured (the other options need one).
+    public var isConfigured: Bool { jwksFile != nil || jwksURL != nil }
+
+    static let specs: [OptionSpec] = [
+        OptionSpec(
+            flag: "jwks-file", environment: "STREAMPREVIEW_JWKS_FILE",
+            help:
+                "identity provider's public keys (a JWKS document): RS256, ES256 and EdDSA tokens are verified with the key their kid names; read at start, on SIGHUP and when the file changes"
+        ),
+        OptionSpec(
+            flag: "jwks-url", environment: "STREAMPREVIEW_JWKS_URL",
+            help:
+                "http(s) URL of the provider's JWKS: fetched at start and again as its Cache-Control max-age says (5 min to 24 h), and at most once a minute for an unknown kid; a failed fetch keeps the last keys; /readyz is 503 until a first fetch succeeds"
+        ),
+        OptionSpec(
+            flag: "jwt-issuer", environment: "STREAMPREVIEW_JWT_ISSUER",
+            help: "provider tokens' iss must be this (repeat for several; the variable takes a comma list)",
+            repeats: true),
+        OptionSpec(
+            flag: "jwt-audience", environment: "STREAMPREVIEW_JWT_AUDIENCE",
+            help: "provider tokens' aud must hold one of these (repeat for several; the variable takes a comma list)",
+            repeats: true),
+        OptionSpec(
+            flag: "jwt-role-claim", environment: "STREAMPREVIEW_JWT_ROLE_CLAIM",
+            help:
+                "claim of provider tokens holding the role (streamer, viewer or admin; an array gives the strongest), a dotted path for nested claims such as app_metadata.role (default role)"
+        ),
+        OptionSpec(
+            flag: "jwt-streams-claim", environment: "STREAMPREVIEW_JWT_STREAMS_CLAIM",
+            help:
+                "claim of provider tokens listing the streams the holder owns, a dotted path allowed (default stream_ids)"
+        ),
+        OptionSpec(
+            flag: "jwt-default-role", environment: "STREAMPREVIEW_JWT_DEFAULT_ROLE",
+            help: "role of a provider token without the role claim, e.g. viewer (default: such tokens are refused)"),
+    ]
+
+    static func parse(_ options: ParsedOptions) throws(UsageError) -> IdentityProviderOptions {
+        var parsed = IdentityProviderOptions()
+        switch (options.string("jwks-file"), options.string("jwks-url")) {
+        case (.some, .some):
+            throw UsageError("give the provider keys once: --jwks-file or --jwks-url, not both")
+        case (.some(let path), nil):
+            guard !path.isEmpty else { throw UsageError("--jwks-file needs a path") }
+            parsed.jwksFile = path
+        case (nil, .some(let url)):
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.utf8.count > 8,
+                url.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            else { throw UsageError("--jwks-url must be an http:// or https:// URL, not '\(url)'") }
+            parsed.jwksURL = url
+        case (nil, nil):
+            break
+        }
+        parsed.policy.issuers = options.all("jwt-issuer").filter { !$0.isEmpty }
+        parsed.policy.audiences = options.all("jwt-audience").filter { !$0.isEmpty }
+        for (flag, keyPath) in [
+            ("jwt-role-claim", \IdentityTokenPolicy.roleClaim),
+            ("jwt-streams-claim", \IdentityTokenPolicy.streamsClaim),
+        ] {
+            guard let text = options.string(flag) else { continue }
+            guard let path = ClaimPath(text) else {
+                throw UsageError(
+                    "--\(flag) must be a claim name or a dotted path such as app_metadata.role, not '\(text)'")
+            }
+            parsed.policy[keyPath: keyPath] = path
+        }
+        if let text = options.string("jwt-default-role") {
+            guard let role = Role(rawValue: text) else {
+                throw UsageError("--jwt-default-role must be streamer, viewer or admin, not '\(text)'")
+            }
+            parsed.policy.defaultRole = role
+        }
+        let needsKeys = ["jwt-issuer", "jwt-audience", "jwt-role-claim", "jwt-streams-claim", "jwt-default-role"]
+        if !parsed.isConfigured, let flag = needsKeys.first(where: options.isSet) {
+            throw UsageError("--\(flag) applies to identity-provider tokens: give --jwks-file or --jwks-url too")
+        }
+        return parsed
+    }
+}

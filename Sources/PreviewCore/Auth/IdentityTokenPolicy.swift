@@ -1,0 +1,88 @@
+/// What a token verified by an identity provider's key (JWKS) must carry, and where its
+/// claims are: a provider issues its own claim names, so `role` and `stream_ids` are looked up
+/// by configured paths. Tokens signed with our HS256 secrets keep our names and are not held
+/// to `issuers` and `audiences` (the `token` command mints them without either).
+public struct IdentityTokenPolicy: Sendable, Equatable {
+    /// When not empty, `iss` must be one of these (RFC 7519 §4.1.1, compared exactly).
+    public var issuers: [String] = []
+    /// When not empty, `aud` (a string or an array of strings) must hold one of these
+    /// (RFC 7519 §4.1.3).
+    public var audiences: [String] = []
+    public var roleClaim = ClaimPath.role
+    public var streamsClaim = ClaimPath.streamIDs
+    /// The role of a token without the role claim (or whose array holds none of ours); nil
+    /// refuses such tokens.
+    public var defaultRole: Role?
+
+    public init() {}
+
+    /// Nil when `iss` and `aud` pass, else why not.
+    func check(issuer: String?, audience: [String]?) -> TokenError? {
+        if !issuers.isEmpty {
+            guard let issuer, issuers.contains(issuer) else { return .wrongIssuer }
+        }
+        if !audiences.isEmpty {
+            guard let audience, audience.contains(where: audiences.contains) else { return .wrongAudience }
+        }
+        return nil
+    }
+
+    /// The role a role claim's value gives: a string must be one of ours; an array of strings
+    /// (as providers list group roles) gives the strongest of ours it holds, else the default.
+    /// `.failure(nil)` when the claim is of another shape.
+    func role(_ value: JSONValue?) -> Result<Role, TokenError> {
+        switch value {
+        case nil, .null?:
+            return defaultRole.map { .success($0) } ?? .failure(.missingClaim(roleClaim.text))
+        case .string(let text)?:
+            return Role(rawValue: text).map { .success($0) } ?? .failure(.invalidRole)
+        case .array(let elements)?:
+            var names: [String] = []
+            for element in elements {
+                guard case .string(let text) = element else { return .failure(.malformed) }
+                names.append(text)
+            }
+            for role in [Role.admin, .streamer, .viewer] where names.contains(role.rawValue) { return .success(role) }
+            return defaultRole.map { .success($0) } ?? .failure(.invalidRole)
+        default:
+            return .failure(.malformed)
+        }
+    }
+}
+
+/// Where a claim is in the claims object: a member name, or a dotted path through nested
+/// objects (`app_metadata.role`). A member whose whole name is the text wins over the path,
+/// so namespaced claims such as `https://example.com/role` are found as written.
+public struct ClaimPath: Sendable, Equatable {
+    public let text: String
+    let components: [String]
+
+    public static let role = ClaimPath(validated: "role")
+    public static let streamIDs = ClaimPath(validated: "stream_ids")
+
+    /// Nil for an empty text, an empty segment (`a..b`, `.a`, `a.`), or more than 8 levels.
+    public init?(_ text: String) {
+        let components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !text.isEmpty, components.count <= 8, !components.contains(where: \.isEmpty) else { return nil }
+        self.text = text
+        self.components = components
+    }
+
+    private init(validated text: String) {
+        self.text = text
+        components = [text]
+    }
+
+    /// The value at this path in `object`; nil when a step is absent or not an object.
+    func value(in object: JSONObjectReader) -> JSONValue? {
+        if let whole = object.value(text) { return whole }
+        var current = object
+        for (index, name) in components.enumerated() {
+            guard let value = current.value(name) else { return nil }
+            if index == components.count - 1 { return value }
+            guard let next = JSONObjectReader(value) else { return nil }
+            current = next
+        }
+        return nil
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import PreviewCrypto
+import PreviewTestSupport
+import Testing
+
+@testable import PreviewCore
+
+/// RS256, ES256 and EdDSA tokens from an identity provider, minted by PyJWT + cryptography
+/// (`JWTOracle`), verified with the keys of the JWKS document PyJWT wrote.
+@Suite struct JWKSVerifierTests {
+    static let now: Int64 = 1_700_000_100
+    static let issuer = "https://idp.example.test/"
+    static let audience = "streampreview"
+
+    static func claims(_ extra: [String: OracleJSON] = [:]) -> [String: OracleJSON] {
+        var claims: [String: OracleJSON] = [
+            "sub": "auth0|user-7", "iss": .string(issuer), "aud": .string(audience), "iat": .int(now - 100),
+            "exp": .int(now + 3500), "role": "viewer",
+        ]
+        claims.merge(extra) { $1 }
+        return claims
+    }
+
+    /// Minted once for the suite: PyJWT's start and key generation take seconds.
+    static let minted: Result<OracleAnswer, any Error> = Result {
+        let keys = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-keys")
+        return try JWTOracle.mint(
+            keyDirectory: keys, jwks: ["rsa-1", "ec-1", "ed-1"],
+            tokens: [
+                "rs256": OracleToken(kid: "rsa-1", claims: claims()),
+                "es256": OracleToken(
+                    kid: "ec-1",
+                    claims: claims([
+                        "app_metadata": ["role": "streamer", "streams": ["42", 7]]
+                    ])),
+                "eddsa": OracleToken(kid: "ed-1", claims: claims(["aud": ["other", .string(audience)]])),
+                "expired": OracleToken(
+                    kid: "rsa-1", claims: claims(["iat": .int(now - 7200), "exp": .int(now - 3600)])),
+                "notYet": OracleToken(kid: "ec-1", claims: claims(["nbf": .int(now + 600)])),
+                "wrongIssuer": OracleToken(kid: "ed-1", claims: claims(["iss": "https://evil.example.test/"])),
+                "wrongAudience": OracleToken(kid: "rsa-1", claims: claims(["aud": ["other", "another"]])),
+                "none": OracleToken(kid: "rsa-1", claims: claims(), mode: "none"),
+                "confusion": OracleToken(kid: "rsa-1", claims: claims(), mode: "hmac-with-public-key"),
+                "pathKid": OracleToken(kid: "rsa-1", claims: claims(), headers: ["kid": "../rsa-1"]),
+                "ecKeyNamedAsRSA": OracleToken(kid: "ec-1", claims: claims(), headers: ["kid": "rsa-1"]),
+                "rsaSignedWithRS256ForECKey": OracleToken(kid: "rsa-1", claims: claims(), headers: ["kid": "ec-1"]),
+                "unknownKid": OracleToken(kid: "rsa-1", claims: claims(), headers: ["kid": "rsa-9"]),
+                "noRole": OracleToken(kid: "ed-1", claims: claims(["role": .array([])])),
+                "accessTokenType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "at+jwt"]),
+                "otherType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "JWE"]),
+            ])
+    }
+
+    let crypto = OpenSSLCrypto()
+    let hmacSecret = Array("an-hs256-secret-of-32-bytes-or-more".utf8)
+
+    func verifier(_ policy: IdentityTokenPolicy? = nil) throws -> JWTVerifier {
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        var identity = IdentityTokenPolicy()
+        identity.issuers = [Self.issuer]
+        identity.audiences = [Self.audience]
+        identity.roleClaim = try #require(ClaimPath("role"))
+        return JWTVerifier(
+            keys: JWTKeySet(defaultKey: hmacSecret), publicKeys: JWTPublicKeys(set, generation: 1, crypto: crypto),
+            identity: policy ?? identity, crypto: crypto)
+    }
+
+    func token(_ name: String) throws -> String { try #require(try Self.minted.get().tokens[name]) }
+
+    func failure(_ result: Result<TokenClaims, TokenError>) -> TokenError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    @Test func pyJWTTokensOfEachAlgorithmVerify() throws {
+        let verifier = try verifier()
+        let rs = try verifier.verify(token("rs256"), now: Self.now).get()
+        #expect(
+            rs
+                == TokenClaims(
+                    subject: "auth0|user-7", role: .viewer, streamIds: [], issuedAt: Self.now - 100,
+                    expiresAt: Self.now + 3500))
+        #expect(try verifier.verify(token("eddsa"), now: Self.now).get().role == .viewer)
+        #expect(try verifier.verify(token("es256"), now: Self.now).get().subject == "auth0|user-7")
+    }
+
+    @Test func nestedClaimPathsMapRoleAndStreams() throws {
+        var policy = IdentityTokenPolicy()
+        policy.roleClaim = try #require(ClaimPath("app_metadata.role"))
+        policy.streamsClaim = try #require(ClaimPath("app_metadata.streams"))
+        let claims = try verifier(policy).verify(token("es256"), now: Self.now).get()
+        #expect(claims.role == .streamer)
+        #expect(claims.streamIds == [42, 7])
+    }
+
+    @Test func aTokenWithoutARoleTakesTheDefaultRoleOnlyWhenOneIsSet() throws {
+        var policy = IdentityTokenPolicy()
+        #expect(failure(try verifier(policy).verify(token("noRole"), now: Self.now)) == .invalidRole)
+        policy.defaultRole = .viewer
+        #expect(try verifier(policy).verify(token("noRole"), now: Self.now).get().role == .viewer)
+        policy.roleClaim = try #require(ClaimPath("app_metadata.role"))
+        #expect(try verifier(policy).verify(token("rs256"), now: Self.now).get().role == .viewer)
+        policy.defaultRole = nil
+        #expect(
+            failure(try verifier(policy).verify(token("rs256"), now: Self.now)) == .missingClaim("app_metadata.role"))
+    }
+
+    @Test func theAccessTokenTypeOfRFC9068IsAcceptedAndOtherTypesAreNot() throws {
+        #expect(try verifier().verify(token("accessTokenType"), now: Self.now).get().role == .viewer)
+        #expect(failure(try verifier().verify(token("otherType"), now: Self.now)) == .malformed)
+    }
+
+    @Test func expiredAndNotYetValidTokensAreRefused() throws {
+        #expect(failure(try verifier().verify(token("expired"), now: Self.now)) == .expired)
+        #expect(failure(try verifier().verify(token("notYet"), now: Self.now)) == .notYetValid)
+    }
+
+    @Test func aWrongIssuerIsRefused() throws {
+        #expect(failure(try verifier().verify(token("wrongIssuer"), now: Self.now)) == .wrongIssuer)
+    }
+
+    @Test func anAudienceWithoutOursIsRefused() throws {
+        #expect(failure(try verifier().verify(token("wrongAudience"), now: Self.now)) == .wrongAudience)
+    }
+
+    @Test func withoutIssuerAndAudienceConfiguredEitherIsAccepted() throws {
+        #expect(try verifier(IdentityTokenPolicy()).verify(token("wrongAudience"), now: Self.now).get().role == .viewer)
+    }
+
+    @Test func algNoneIsRefusedBeforeAnyKeyIsLookedUp() throws {
+        #expect(failure(try verifier().verify(token("none"), now: Self.now)) == .unsupportedAlgorithm("none"))
+    }
+
+    @Test func anHS256TokenKeyedWithTheProvidersPublicKeyIsRefused() throws {
+        #expect(failure(try verifier().verify(token("confusion"), now: Self.now)) == .algorithmMismatch("HS256"))
+    }
+
+    @Test func aKidNamingAKeyOfAnotherAlgorithmIsRefused() throws {
+        #expect(failure(try verifier().verify(token("ecKeyNamedAsRSA"), now: Self.now)) == .algorithmMismatch("ES256"))
+        #expect(
+            failure(try verifier().verify(token("rsaSignedWithRS256ForECKey"), now: Self.now))
+                == .algorithmMismatch("RS256"))
+    }
+
+    @Test func aKidWithPathCharactersIsRefusedAsMalformed() throws {
+        #expect(failure(try verifier().verify(token("pathKid"), now: Self.now)) == .malformed)
+    }
+
+    @Test func anUnknownKidIsReportedAsSuch() throws {
+        #expect(failure(try verifier().verify(token("unknownKid"), now: Self.now)) == .unknownKeyID("rsa-9"))
+    }
+
+    @Test func aKeyThatLeftTheSetNoLongerVerifies() throws {
+        let full = try verifier()
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        let rotated = full.with(
+            publicKeys: JWTPublicKeys(
+                JWKSet(keys: set.keys.filter { $0.kid != "rsa-1" }), generation: 2, crypto: crypto))
+        #expect(try full.verify(token("rs256"), now: Self.now).get().role == .viewer)
+        #expect(failure(rotated.verify(try token("rs256"), now: Self.now)) == .unknownKeyID("rsa-1"))
+        #expect(try rotated.verify(token("eddsa"), now: Self.now).get().role == .viewer)
+    }
+
+    @Test func aTamperedSignatureOfEachAlgorithmIsRefused() throws {
+        for name in ["rs256", "es256", "eddsa"] {
+            var text = Array(try token(name).utf8)
+            let index = text.count - 3
+            text[index] = text[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(
+                failure(try verifier().verify(String(decoding: text, as: UTF8.self), now: Self.now)) == .badSignature)
+        }
+    }
+
+    @Test func anES256SignatureOfTheWrongLengthIsRefused() throws {
+        let parts = try token("es256").split(separator: ".")
+        let signature = try #require(Base64URL.decode(parts[2]))
+        let longer = parts[0] + "." + parts[1] + "." + Base64URL.encode([0] + signature)
+        #expect(failure(try verifier().verify(String(longer), now: Self.now)) == .badSignature)
+    }
+
+    @Test func ourHS256TokensStillVerifyBesideTheProvidersKeys() throws {
+        let claims = TokenClaims(
+            subject: "u", role: .admin, streamIds: [1], issuedAt: Self.now, expiresAt: Self.now + 60)
+        let own = JWTSigner(crypto: crypto).sign(claims, key: hmacSecret)
+        #expect(try verifier().verify(own, now: Self.now).get() == claims)
+    }
+
+    @Test func publicKeyAlgorithmsAreUnknownWithoutAKeySet() throws {
+        let plain = JWTVerifier(keys: JWTKeySet(defaultKey: hmacSecret), crypto: crypto)
+        #expect(failure(plain.verify(try token("rs256"), now: Self.now)) == .unsupportedAlgorithm("RS256"))
+    }
+
+    @Test func aP256PointOffTheCurveIsRefusedByOpenSSL() throws {
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        func coordinates(_ material: JWK.Material?) -> ([UInt8], [UInt8])? {
+            if case .p256(let x, let y)? = material { return (x, y) }
+            return nil
+        }
+        let (x, y) = try #require(coordinates(set.key("ec-1")?.material))
+        #expect(throws: (any Error).self) { try crypto.signatureKey(JWK(kid: "bad", material: .p256(x: x, y: x))) }
+        _ = try crypto.signatureKey(JWK(kid: "good", material: .p256(x: x, y: y)))
+        let keys = JWTPublicKeys(
+            JWKSet(keys: [JWK(kid: "bad", material: .p256(x: x, y: x))]), generation: 1, crypto: crypto)
+        #expect(keys.keys.isEmpty)
+        #expect(keys.refused.count == 1)
+    }
+
+    @Test func anRSAKeyUnder2048BitsIsLeftOutOfTheSet() throws {
+        let keys = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-weak")
+        let answer = try JWTOracle.mint(keyDirectory: keys, jwks: ["rsa1024-1", "ed-1"], tokens: [:])
+        let set = try JWKSet.parse(answer.jwks)
+        #expect(set.keys.map(\.kid) == ["ed-1"])
+        #expect(set.ignored == ["key 0 (kid 'rsa1024-1'): RSA modulus of 1024 bits (2048 to 8192 accepted)"])
+    }
+}
