@@ -81,7 +81,7 @@ cli() { timeout 10 redis-cli -h 127.0.0.1 -p "$1" "${@:2}"; }
 for port in "${ports[@]}"; do
     mkdir -p "$work/$port"
     redis-server --bind 127.0.0.1 --port "$port" --dir "$work/$port" --cluster-enabled yes \
-        --cluster-config-file nodes.conf --cluster-node-timeout 5000 --save '' --appendonly no \
+        --cluster-config-file nodes.conf --cluster-node-timeout 15000 --save '' --appendonly no \
         --repl-diskless-sync yes --repl-diskless-sync-delay 0 \
         --daemonize no --logfile "$work/$port/redis.log" &
     pids+=($!)
@@ -92,8 +92,9 @@ done
 nodes=()
 for port in "${ports[@]}"; do nodes+=("127.0.0.1:$port"); done
 timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$work/create.log"
+# Deadlines of minutes, not seconds: a loaded 2-core machine forks and loads slowly.
 for port in "${ports[@]}"; do
-    for _ in $(seq 1 300); do
+    for _ in $(seq 1 1200); do
         cli "$port" CLUSTER INFO | grep -q 'cluster_state:ok' && break
         sleep 0.1
     done
@@ -110,8 +111,13 @@ in_sync() {
     fi
 }
 for port in "${ports[@]}"; do
-    for _ in $(seq 1 300); do in_sync "$port" && break; sleep 0.1; done
-    in_sync "$port" || { echo "node $port: its replica never came in sync" >&2; exit 1; }
+    for _ in $(seq 1 1200); do in_sync "$port" && break; sleep 0.1; done
+    in_sync "$port" || {
+        echo "node $port: its replica never came in sync" >&2
+        cli "$port" INFO replication >&2 || true
+        tail -20 "$work/$port/redis.log" >&2 2>/dev/null || true
+        exit 1
+    }
 done
 echo "test-cluster: 6 nodes on 127.0.0.1:${ports[0]}-${ports[5]} (3 primaries, 3 replicas)"
 
