@@ -6,7 +6,5 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-source "$root/scripts/lib/pinned-venv.sh"
-pinned_venv "${1:-$root/.build/conformance-venv}" "$here/requirements.txt" CONFORMANCE_PYTHON \
-  /root/.pyenv/versions/3.11.*/bin/python3 "$HOME"/.pyenv/versions/3.11.*/bin/python3 python3.11 python3
+source "$here/../lib/pinned-venv.sh"
+pinned_venv_beside "$here" conformance CONFORMANCE_PYTHON "${1:-}"

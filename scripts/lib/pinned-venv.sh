@@ -31,3 +31,14 @@ pinned_venv() {
   echo "$stamp" >"$venv/.ready"
   echo "setup-venv: ready" >&2
 }
+
+# pinned_venv_beside DIR NAME PYTHON_VARIABLE [VENV]: the venv of a suite whose pins are
+# DIR/requirements.txt, at VENV or .build/NAME-venv, with pyenv's Python 3.11 preferred (the
+# version every pin was checked with), then whatever python3 there is.
+pinned_venv_beside() {
+  local dir="$1" name="$2" variable="$3" venv="${4:-}"
+  local root
+  root="$(cd "$dir/../.." && pwd)"
+  pinned_venv "${venv:-$root/.build/$name-venv}" "$dir/requirements.txt" "$variable" \
+    /root/.pyenv/versions/3.11.*/bin/python3 "$HOME"/.pyenv/versions/3.11.*/bin/python3 python3.11 python3
+}
