@@ -22,13 +22,6 @@ struct IdentityProviderFileTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
-    static func metric(_ api: APIClient, _ name: String) throws -> String? {
-        let text = String(decoding: try api.send("GET", "/metrics").body, as: UTF8.self)
-        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.map {
-            String($0.dropFirst(name.count + 1))
-        }
-    }
-
     @Test(
         "Provider tokens are accepted; a key rotated out of the changed file is refused and the new one accepted without a restart"
     )
@@ -66,12 +59,12 @@ struct IdentityProviderFileTests {
             eventually(within: 20) { (try? api.feed(token: ed).status) == 200 },
             "the new key is read from the changed file")
         #expect(try api.feed(token: rsa).status == 401, "rsa-1 left the set: its held token is refused too")
-        #expect(try Self.metric(api, "streampreview_jwks_fetch_failures_total") == "0")
+        #expect(try api.metricValue("streampreview_jwks_fetch_failures_total") == "0")
 
         try Self.write(Array("{\"keys\": not json".utf8), to: file)
-        #expect(eventually(within: 20) { (try? Self.metric(api, "streampreview_jwks_fetch_failures_total")) == "1" })
+        #expect(eventually(within: 20) { (try? api.metricValue("streampreview_jwks_fetch_failures_total")) == "1" })
         #expect(try api.feed(token: ed).status == 200, "a bad reload keeps the keys in use")
-        #expect(try Self.metric(api, "streampreview_jwks_keys") == "1")
+        #expect(try api.metricValue("streampreview_jwks_keys") == "1")
     }
 
     @Test("SIGHUP reloads the file even when its size, time and inode look unchanged")

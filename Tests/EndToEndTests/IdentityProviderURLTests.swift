@@ -17,10 +17,7 @@ struct IdentityProviderURLTests {
     }
 
     static func metric(_ api: APIClient, _ name: String) throws -> Int? {
-        let text = String(decoding: try api.send("GET", "/metrics").body, as: UTF8.self)
-        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
-            Int($0.dropFirst(name.count + 1))
-        }
+        try api.metricValue(name).flatMap { Int($0) }
     }
 
     @Test(
