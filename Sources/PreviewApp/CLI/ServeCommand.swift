@@ -67,6 +67,12 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
         context.metricsToken = metricsToken
+        context.trustedProxies = options.trustedProxies
+        if !options.rateLimits.policies.isEmpty {
+            context.rateLimiting = RateLimiting(
+                limits: options.rateLimits, limiter: RateLimiter(client: redis, keys: store.keys),
+                metrics: metrics.rateLimits)
+        }
         if options.viewerCacheEntries > 0 {
             context.viewerCache = ViewerHistoryCache(store: store, budget: options.viewerCacheEntries)
         }

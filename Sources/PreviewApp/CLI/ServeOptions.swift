@@ -61,6 +61,10 @@ public struct ServeOptions: Sendable, Equatable {
     public var storage = StorageOptions()
     /// Free bytes the disk under the local store keeps; below it uploads are refused. 0 is off.
     public var minFreeDiskBytes: Int64 = 1 << 30
+    /// Per-caller request limits by route class (`--rate-limit`).
+    public var rateLimits = RateLimits.defaults
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
+    public var trustedProxies = TrustedProxies()
 
     public init() {}
 
@@ -210,6 +214,16 @@ public struct ServeOptions: Sendable, Equatable {
                     "seconds between background reads of the gauges kept in Redis (pending uploads, sweeper queue); a scrape reads only memory (default 5)"
             ),
             keyPrefixSpec,
+            OptionSpec(
+                flag: "rate-limit", environment: "STREAMPREVIEW_RATE_LIMIT",
+                help:
+                    "CLASS=COUNT/PERIOD (write=120/1m; PERIOD in s, m or h) or CLASS=off, repeatable or comma-separated: requests one caller (token sub, else client address, IPv6 by /64) may make per class, shared by all replicas through Redis; over it is 429 rate_limited with Retry-After. Classes: upload (upload URLs), commit, write (likes, seen marks, ends of stream), feed. If Redis cannot be asked, feed is served and the others are 503 (default feed=1200/1m,write=600/1m,upload=120/1m,commit=120/1m)",
+                repeats: true),
+            OptionSpec(
+                flag: "trusted-proxies", environment: "STREAMPREVIEW_TRUSTED_PROXIES",
+                help:
+                    "CIDRs (10.0.0.0/8, fd00::/8), repeatable or comma-separated: when the peer is one of them, the client address (rate limits, request log) is the right-most X-Forwarded-For entry that is not (default: none; X-Forwarded-For ignored)",
+                repeats: true),
         ] + StorageOptions.specs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
@@ -307,7 +321,28 @@ public struct ServeOptions: Sendable, Equatable {
         }
         serve.metricsTokenFile = options.string("metrics-token-file")
         serve.metricsRefresh = try options.int64("metrics-refresh", default: serve.metricsRefresh, range: 1...3600)
+        serve.rateLimits = try rateLimits(options)
+        serve.trustedProxies = try trustedProxies(options)
         return serve
+    }
+
+    static func rateLimits(_ options: ParsedOptions) throws(UsageError) -> RateLimits {
+        let items = options.all("rate-limit").flatMap { $0.split(separator: ",").map(String.init) }
+        switch RateLimits.parse(items) {
+        case .success(let limits): return limits
+        case .failure(let error): throw UsageError("--rate-limit '\(error.item)': \(error.reason)")
+        }
+    }
+
+    static func trustedProxies(_ options: ParsedOptions) throws(UsageError) -> TrustedProxies {
+        var blocks: [CIDRBlock] = []
+        for item in options.all("trusted-proxies").flatMap({ $0.split(separator: ",") }) {
+            guard let block = CIDRBlock(item) else {
+                throw UsageError("--trusted-proxies '\(item)' is not an IPv4 or IPv6 address or ADDRESS/BITS block")
+            }
+            blocks.append(block)
+        }
+        return TrustedProxies(blocks)
     }
 
     static func commitWindow(_ options: ParsedOptions) throws(UsageError) -> Int64 {

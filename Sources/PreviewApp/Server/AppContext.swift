@@ -31,6 +31,16 @@ struct AppContext: Sendable {
     var storageReadiness: StorageReadiness?
     /// The free space the local store's disk keeps (`--min-free-disk-bytes`); nil: not checked.
     var diskFloor: FreeDiskFloor?
+    /// The per-caller limits of `--rate-limit`; nil: no route is limited.
+    var rateLimiting: RateLimiting?
+    /// The proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`).
+    var trustedProxies = TrustedProxies()
+
+    /// The client address of a request: its peer, or what trusted proxies say they forwarded.
+    func clientAddress(peer: String, headers: HTTPHeaders) -> IPAddress? {
+        trustedProxies.clientAddress(
+            peer: peer, forwardedFor: trustedProxies.isEmpty ? [] : headers.values("X-Forwarded-For"))
+    }
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

@@ -113,25 +113,42 @@ struct Router: HTTPResponder {
         let label = Self.label(Route.parse(method: head.method, path: head.path), method: head.method)
         var response = errorResponse(error, requestId: requestId, for: request)
         response.headers.add("X-Request-Id", requestId)
-        return finished(response, for: request, label: label, requestId: requestId, started: started)
+        let client = context.clientAddress(peer: head.remoteAddress, headers: head.headers)
+        return finished(response, for: request, label: label, requestId: requestId, client: client, started: started)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
         let requestId = Self.requestId(of: request)
         let route = Route.parse(method: request.method, path: request.path)
+        let client = context.clientAddress(peer: request.remoteAddress, headers: request.headers)
         var response: HTTPResponse
+        var limitFields: HTTPHeaders?
         do {
+            if case .success(let matched) = route, let limitClass = RateLimitClass(matched),
+                let limiting = context.rateLimiting
+            {
+                limitFields = try limiting.admit(limitClass, caller: caller(of: request, client: client))
+            }
             response = try dispatch(request, route: route)
         } catch {
             response = errorResponse(error, requestId: requestId, for: request)
         }
+        // Every answer of a limited class carries its policy and state, errors included.
+        for field in limitFields ?? HTTPHeaders() { response.headers.add(field.name, field.value) }
         response.headers.add("X-Request-Id", requestId)
         // Draining: clients reconnect, and a load balancer sends them to another replica.
         if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
         return finished(
             response, for: request, label: Self.label(route, method: request.method), requestId: requestId,
-            started: started)
+            client: client, started: started)
+    }
+
+    /// Whom the rate limits count a request for: the subject of a valid token, else the client
+    /// address (an invalid token is answered 401 by the handler, after it is counted).
+    private func caller(of request: HTTPRequest, client: IPAddress?) -> String {
+        let subject = (try? context.authenticator.optionalCaller(request, now: context.now))?.subject
+        return RateLimiting.caller(subject: subject, client: client, peer: request.remoteAddress)
     }
 
     /// The route template a request is counted and logged under: `other` when no route matched.
@@ -167,7 +184,7 @@ struct Router: HTTPResponder {
     /// logs it once.
     private func finished(
         _ response: HTTPResponse, for request: HTTPRequest, label: RouteLabel, requestId: String,
-        started: ContinuousClock.Instant
+        client: IPAddress?, started: ContinuousClock.Instant
     ) -> HTTPResponse {
         var response = response
         if request.path.hasPrefix(Route.objectsPrefix) {
@@ -178,7 +195,8 @@ struct Router: HTTPResponder {
         context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
         Log.request(
             [
-                "request_id": requestId, "method": request.method, "route": label.route, "path": request.path,
+                "request_id": requestId, "client": client?.description ?? request.remoteAddress,
+                "method": request.method, "route": label.route, "path": request.path,
                 "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
                 "bytes": String(request.method == "HEAD" ? 0 : response.bodyLength),
             ])

@@ -1,0 +1,58 @@
+public import PreviewCore
+
+/// Counts a caller's request against its class's budget: one EVALSHA on the caller's own key,
+/// so all replicas share the budget and a Redis Cluster routes it by the caller's hash tag.
+public struct RateLimiter: Sendable {
+    public let client: any RedisClient
+    public let keys: RedisKeys
+
+    public init(client: any RedisClient, keys: RedisKeys) {
+        self.client = client
+        self.keys = keys
+    }
+
+    /// Counts one request of `caller` (`sub:…` or `ip:…`) in `limitClass` under `policy`,
+    /// on the Redis server's clock. Throws what the Redis call throws.
+    public func check(caller: String, _ limitClass: RateLimitClass, policy: RateLimitPolicy) throws
+        -> RateLimitDecision
+    {
+        let gcra = GCRA(policy)
+        let reply = try client.withConnection { connection in
+            try connection.eval(
+                RateLimitScript.gcra, keys: [keys.rateLimit(caller: caller, limitClass)],
+                args: [String(gcra.interval), String(gcra.window)])
+        }
+        guard let parts = reply.array, parts.count == 2, let allowed = parts[0].int, let ahead = parts[1].int else {
+            throw RedisError(kind: .protocolError, message: "unexpected reply from the rate limit script")
+        }
+        return gcra.decision(allowed: allowed == 1, ahead: Int64(ahead))
+    }
+}
+
+/// The GCRA step of `GCRA.step`, on the server: every replica's requests are timed by the one
+/// Redis clock (`TIME`; Redis 7 replicates a script's effects, not the script, so reading the
+/// clock before a write is allowed). Times are whole microseconds, exact in Lua's doubles, and
+/// handed to `redis.call` as numbers (Redis writes them in full; string concatenation would
+/// round them to 14 digits).
+/// KEYS: the caller's key in the class (`RedisKeys.rateLimit`).
+/// ARGV: interval (microseconds per request), window (interval × count).
+/// Returns {1, TAT − now} when allowed (the TAT is stored, expiring when it is reached), or
+/// {0, TAT − now} with the TAT unchanged when refused.
+enum RateLimitScript {
+    static let gcra = RedisScript(
+        name: "rateLimitGCRA",
+        source: """
+            local clock = redis.call('TIME')
+            local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+            local interval = tonumber(ARGV[1])
+            local window = tonumber(ARGV[2])
+            local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+            if tat < now then tat = now end
+            local nextTat = tat + interval
+            if nextTat - now > window then
+              return {0, tat - now}
+            end
+            redis.call('SET', KEYS[1], nextTat, 'PX', math.ceil((nextTat - now) / 1000))
+            return {1, nextTat - now}
+            """)
+}
