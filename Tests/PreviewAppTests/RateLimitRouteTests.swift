@@ -118,6 +118,28 @@ struct RateLimitRouteTests {
         #expect(app.context.metrics.rateLimits.limitedCount(.write) == 55)
     }
 
+    @Test("feed requests are counted in Redis a lease at a time, and the budget still holds exactly")
+    func feedLeases() throws {
+        let app = try AppHarness(rateLimits: try Self.limits("feed=120/1h"))  // leases of 2
+        let admin = try app.redis.connection()
+        _ = try admin.command(["CONFIG", "RESETSTAT"])
+        let viewer = app.token("reader", .viewer)
+        var remaining: [Int] = []
+        for _ in 0..<120 {
+            let feed = app.send("GET", "/api/feed", token: viewer)
+            try #require(feed.status == 200, "\(feed.text)")
+            let field = try #require(feed.headers["RateLimit"])
+            remaining.append(
+                try #require(field.split(separator: ";").first { $0.hasPrefix("r=") }.flatMap { Int($0.dropFirst(2)) }))
+        }
+        #expect(remaining == Array((0..<120).reversed()))
+        #expect(app.send("GET", "/api/feed", token: viewer).status == 429)
+        let stats = try #require(try admin.command(["INFO", "commandstats"]).string)
+        let scripts = stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") }
+        #expect(
+            scripts?.hasPrefix("cmdstat_evalsha:calls=61,") == true, "60 leases and the refusal: \(scripts ?? "none")")
+    }
+
     @Test("with Redis stopped the feed is served unchecked and counted, and a like is 503")
     func redisDown() throws {
         let app = try AppHarness(rateLimits: try Self.limits("feed=100/1h", "write=100/1h"))

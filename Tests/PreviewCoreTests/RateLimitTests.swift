@@ -74,6 +74,37 @@ struct RateLimitTests {
         #expect(gcra.step(tat: later.tat, now: 10_000_000).allowed, "an old TAT counts as an empty bucket")
     }
 
+    @Test("a lease takes as many requests as fit, at least one or none")
+    func leaseStep() {
+        let gcra = GCRA(RateLimitPolicy(count: 5, periodSeconds: 3600))
+        let first = gcra.step(tat: nil, now: 0, want: 3)
+        #expect(first.taken == 3)
+        let second = gcra.step(tat: first.tat, now: 0, want: 3)
+        #expect(second.taken == 2, "only two are left")
+        let third = gcra.step(tat: second.tat, now: 0, want: 3)
+        #expect(third.taken == 0 && third.tat == second.tat)
+        #expect(gcra.decision(allowed: true, ahead: first.tat).remaining == 2)
+    }
+
+    @Test("a feed lease hands out the requests it holds, counting them down, until it is used up or expires")
+    func leaseTake() throws {
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 1200, periodSeconds: 60)) == 20)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 120, periodSeconds: 60)) == 2)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 2, periodSeconds: 3600)) == 1)
+        #expect(RateLimitLease.size(.write, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 1)
+        let redis = RateLimitDecision(allowed: true, remaining: 7, resetSeconds: 30, retryAfter: nil)
+        #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0) == nil)
+        #expect(RateLimitLease.firstDecision(redis, taken: 3).remaining == 9)
+        let lease = try #require(RateLimitLease.after(taken: 3, decision: redis, nowMilliseconds: 5000))
+        #expect(lease == RateLimitLease(left: 2, remaining: 7, resetAt: 35_000, expiresAt: 6000))
+        let (second, afterSecond) = try #require(lease.take(nowMilliseconds: 5500))
+        #expect(second == RateLimitDecision(allowed: true, remaining: 8, resetSeconds: 30, retryAfter: nil))
+        let (third, afterThird) = try #require(afterSecond.take(nowMilliseconds: 5600))
+        #expect(third.remaining == 7)
+        #expect(afterThird.take(nowMilliseconds: 5700) == nil, "used up")
+        #expect(afterSecond.take(nowMilliseconds: 6000) == nil, "expired")
+    }
+
     @Test("the decision tells what remains, when the quota is whole again, and when to retry")
     func decision() {
         let gcra = GCRA(RateLimitPolicy(count: 120, periodSeconds: 60))  // 0.5 s a request

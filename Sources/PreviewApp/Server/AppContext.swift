@@ -36,10 +36,12 @@ struct AppContext: Sendable {
     /// The proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`).
     var trustedProxies = TrustedProxies()
 
-    /// The client address of a request: its peer, or what trusted proxies say they forwarded.
-    func clientAddress(peer: String, headers: HTTPHeaders) -> IPAddress? {
-        trustedProxies.clientAddress(
-            peer: peer, forwardedFor: trustedProxies.isEmpty ? [] : headers.values("X-Forwarded-For"))
+    /// The client address of a request when `--trusted-proxies` is set (the peer, or what the
+    /// trusted proxies say they forwarded); nil without trusted proxies, when the client is the
+    /// peer as the server wrote it, so the common case parses nothing.
+    func forwardedClient(peer: String, headers: HTTPHeaders) -> IPAddress? {
+        guard !trustedProxies.isEmpty else { return nil }
+        return trustedProxies.clientAddress(peer: peer, forwardedFor: headers.values("X-Forwarded-For"))
     }
 
     var now: Int64 { nowMilliseconds() / 1000 }

@@ -113,22 +113,25 @@ struct Router: HTTPResponder {
         let label = Self.label(Route.parse(method: head.method, path: head.path), method: head.method)
         var response = errorResponse(error, requestId: requestId, for: request)
         response.headers.add("X-Request-Id", requestId)
-        let client = context.clientAddress(peer: head.remoteAddress, headers: head.headers)
-        return finished(response, for: request, label: label, requestId: requestId, client: client, started: started)
+        let forwarded = context.forwardedClient(peer: head.remoteAddress, headers: head.headers)
+        return finished(
+            response, for: request, label: label, requestId: requestId, forwarded: forwarded, started: started)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
         let requestId = Self.requestId(of: request)
         let route = Route.parse(method: request.method, path: request.path)
-        let client = context.clientAddress(peer: request.remoteAddress, headers: request.headers)
+        let forwarded = context.forwardedClient(peer: request.remoteAddress, headers: request.headers)
         var response: HTTPResponse
         var limitFields: HTTPHeaders?
         do {
             if case .success(let matched) = route, let limitClass = RateLimitClass(matched),
                 let limiting = context.rateLimiting
             {
-                limitFields = try limiting.admit(limitClass, caller: caller(of: request, client: client))
+                limitFields = try limiting.admit(
+                    limitClass, caller: caller(of: request, forwarded: forwarded),
+                    nowMilliseconds: context.nowMilliseconds())
             }
             response = try dispatch(request, route: route)
         } catch {
@@ -141,14 +144,17 @@ struct Router: HTTPResponder {
         if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
         return finished(
             response, for: request, label: Self.label(route, method: request.method), requestId: requestId,
-            client: client, started: started)
+            forwarded: forwarded, started: started)
     }
 
     /// Whom the rate limits count a request for: the subject of a valid token, else the client
     /// address (an invalid token is answered 401 by the handler, after it is counted).
-    private func caller(of request: HTTPRequest, client: IPAddress?) -> String {
-        let subject = (try? context.authenticator.optionalCaller(request, now: context.now))?.subject
-        return RateLimiting.caller(subject: subject, client: client, peer: request.remoteAddress)
+    private func caller(of request: HTTPRequest, forwarded: IPAddress?) -> String {
+        if let subject = (try? context.authenticator.optionalCaller(request, now: context.now))?.subject {
+            return RateLimiting.caller(subject: subject, client: nil, peer: request.remoteAddress)
+        }
+        let client = forwarded ?? IPAddress(request.remoteAddress)
+        return RateLimiting.caller(subject: nil, client: client, peer: request.remoteAddress)
     }
 
     /// The route template a request is counted and logged under: `other` when no route matched.
@@ -184,7 +190,7 @@ struct Router: HTTPResponder {
     /// logs it once.
     private func finished(
         _ response: HTTPResponse, for request: HTTPRequest, label: RouteLabel, requestId: String,
-        client: IPAddress?, started: ContinuousClock.Instant
+        forwarded: IPAddress?, started: ContinuousClock.Instant
     ) -> HTTPResponse {
         var response = response
         if request.path.hasPrefix(Route.objectsPrefix) {
@@ -195,7 +201,7 @@ struct Router: HTTPResponder {
         context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
         Log.request(
             [
-                "request_id": requestId, "client": client?.description ?? request.remoteAddress,
+                "request_id": requestId, "client": forwarded?.description ?? request.remoteAddress,
                 "method": request.method, "route": label.route, "path": request.path,
                 "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
                 "bytes": String(request.method == "HEAD" ? 0 : response.bodyLength),

@@ -23,13 +23,22 @@ public struct GCRA: Sendable, Equatable {
     /// One request at `now` with the stored TAT (nil: no key, an empty bucket). Returns whether
     /// it is allowed and the TAT afterwards (unchanged when refused).
     public func step(tat: Int64?, now: Int64) -> (allowed: Bool, tat: Int64) {
-        let start = max(tat ?? now, now)
-        let next = start + interval
-        return next - now > window ? (false, start) : (true, next)
+        let (taken, next) = step(tat: tat, now: now, want: 1)
+        return (taken == 1, next)
     }
 
-    /// What the script's reply means: `allowed`, and `ahead`, how far the TAT after the
-    /// decision is ahead of the server's now (microseconds).
+    /// Up to `want` requests at once (a lease, `RateLimitLease`): as many as fit, at least one
+    /// or none. Returns how many were taken and the TAT afterwards (unchanged when none).
+    public func step(tat: Int64?, now: Int64, want: Int64) -> (taken: Int64, tat: Int64) {
+        let start = max(tat ?? now, now)
+        let free = (window - (start - now)) / interval
+        guard free >= 1 else { return (0, start) }
+        let taken = min(max(1, want), free)
+        return (taken, start + taken * interval)
+    }
+
+    /// What the script's reply means: whether it took any request, and `ahead`, how far the TAT
+    /// after the decision is ahead of the server's now (microseconds).
     public func decision(allowed: Bool, ahead: Int64) -> RateLimitDecision {
         let ahead = max(0, ahead)
         let remaining = max(0, (window - ahead) / interval)
