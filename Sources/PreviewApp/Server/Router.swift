@@ -201,10 +201,10 @@ struct Router: HTTPResponder {
         context.metrics.http.record(label, status: response.status, nanoseconds: nanoseconds)
         Log.request(
             [
-                "request_id": requestId, "client": forwarded?.description ?? request.remoteAddress,
-                "method": request.method, "route": label.route, "path": request.path,
+                "request_id": requestId, "method": request.method, "route": label.route, "path": request.path,
                 "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
                 "bytes": String(request.method == "HEAD" ? 0 : response.bodyLength),
+                "client": forwarded?.description ?? request.remoteAddress,
             ])
         return response
     }
