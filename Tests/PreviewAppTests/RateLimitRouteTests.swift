@@ -116,6 +116,10 @@ struct RateLimitRouteTests {
         #expect(statuses.filter { $0 == 200 }.count == 20)
         #expect(statuses.prefix(20).allSatisfy { $0 == 200 }, "the first L are the ones served")
         #expect(app.context.metrics.rateLimits.limitedCount(.write) == 55)
+        let key = app.context.store.keys.rateLimit(caller: "sub:burst", .write)
+        #expect(key == "t:{rl:sub%3Aburst}:write", "one slot per caller")
+        let ttl = try #require(try app.redis.connection().command(["PTTL", key]).int)
+        #expect((3_500_000...3_600_000).contains(ttl), "the key expires when the bucket is empty again: \(ttl) ms")
     }
 
     @Test("feed requests are counted in Redis a lease at a time, and the budget still holds exactly")
