@@ -66,6 +66,7 @@ public final class ServiceProcess: Sendable {
         if let balancerPort, !arguments.contains(where: { $0 == "--public-url" || $0.hasPrefix("--public-url=") }) {
             arguments += ["--public-url", "http://127.0.0.1:\(balancerPort)"]
         }
+        arguments += Self.rateLimitArguments(arguments, environment: environment)
         let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
         if testClock {
@@ -137,6 +138,17 @@ public final class ServiceProcess: Sendable {
         else { return [] }
         let name = (dataDirectory as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber }
         return ["--redis", url] + (arguments.contains("--key-prefix") ? [] : ["--key-prefix", "t" + name])
+    }
+
+    /// Every rate limit class off, unless the test sets `--rate-limit` itself: the suites poll the
+    /// feed every millisecond while they wait and seed hundreds of uploads under one token, which
+    /// is no app's traffic, and on a shared Redis (scripts/test-cluster.sh) the same subjects of
+    /// different suites would share one budget. The limiter's own suites set their limits.
+    static func rateLimitArguments(_ arguments: [String], environment: [String: String]) -> [String] {
+        guard !arguments.contains(where: { $0 == "--rate-limit" || $0.hasPrefix("--rate-limit=") }),
+            environment["STREAMPREVIEW_RATE_LIMIT"] == nil
+        else { return [] }
+        return ["--rate-limit", "feed=off,write=off,upload=off,commit=off"]
     }
 
     /// Copies stderr into `keepLogsVariable`'s folder, when set (best effort: a test helper).

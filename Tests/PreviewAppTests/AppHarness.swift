@@ -26,7 +26,7 @@ final class AppHarness {
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
         failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
         replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0, listenerIdleSeconds: Double = 30,
-        cors: CORSPolicy? = nil
+        cors: CORSPolicy? = nil, rateLimits: RateLimits? = nil, trustedProxies: TrustedProxies = TrustedProxies()
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -48,6 +48,12 @@ final class AppHarness {
             graceSeconds: ExpiryGrid().lifetime, seenTTL: 3600, publicBaseURL: publicBaseURL,
             nowMilliseconds: { clock.milliseconds })
         context.cors = cors
+        context.trustedProxies = trustedProxies
+        if let rateLimits {
+            context.rateLimiting = RateLimiting(
+                limits: rateLimits, limiter: RateLimiter(client: store.pool, keys: store.keys),
+                metrics: context.metrics.rateLimits)
+        }
         if viewerCacheEntries > 0 {
             // As serve runs it: held histories hear other processes' changes through the listener.
             context.viewerCache = ViewerHistoryCache(store: store, budget: viewerCacheEntries)
@@ -107,7 +113,8 @@ final class AppHarness {
             request.headers.add("Content-Length", String(request.body.count))  // as any HTTP client sends it
         }
         let head = HTTPRequestHead(
-            method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers)
+            method: method, path: request.path, rawQuery: request.rawQuery, headers: request.headers,
+            remoteAddress: remoteAddress)
         switch router.admit(head) {
         case .reject(let response):
             return response

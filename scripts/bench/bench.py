@@ -15,8 +15,8 @@ BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (default 600), BENCH_PR
 stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent background
 commits there, default 16: twice serve's 8 worker threads).
 
-The workloads are in feed_workloads.py, upload_workloads.py and scale_workloads.py, on the
-servers of fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
+The workloads are in feed_workloads.py, upload_workloads.py, scale_workloads.py and
+rate_limit_workloads.py, on the servers of fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
 media.py, tokens.py, services.py, load.py, results.py, report.py and perf_profile.py (sweep.py
 uses several of them too).
 
@@ -33,6 +33,7 @@ from children import stop_all
 from feed_workloads import FeedWorkloads
 from fixtures import Fixtures
 from perf_profile import Profiling
+from rate_limit_workloads import RateLimitWorkloads
 from report import machine, write_report
 from results import NOTES, ROWS, row, table_lines
 from scale_workloads import ScaleWorkloads
@@ -41,11 +42,11 @@ from upload_workloads import UploadWorkloads
 
 WORKLOADS = [
     "feed", "feed-anon", "healthz", "feed-mixed", "upload-local", "memory",
-    "feed-scale", "upload-s3", "feed-slow-storage", "upload-gcs-rsa",
+    "feed-scale", "upload-s3", "feed-slow-storage", "upload-gcs-rsa", "rate-limit-feed", "rate-limit-burst",
 ]
 
 
-class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, Profiling, Fixtures):
+class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, RateLimitWorkloads, Profiling, Fixtures):
     """Every workload as run_<name> (name with - as _), on the servers Fixtures starts."""
 
 

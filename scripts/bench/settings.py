@@ -42,13 +42,18 @@ SERVER_FLAGS = [
     "--max-retained-bytes-per-stream", "0",  # ... each counted at its signed size (default 1 GiB)
     "--max-retained-bytes-per-subject", "0",  # ... by few subjects (default 4 GiB)
     "--max-connections-per-ip", "2000",  # memory: 1,000 connections from 127.0.0.1 (default 64)
+    # 1,000 viewers at tens of feeds a second each, one address, thousands of uploads per token:
+    # far over the defaults (rate_limit_workloads.py measures the limiter on a server of its own)
+    "--rate-limit", "feed=off,write=off,upload=off,commit=off",
 ]
 FLAG_NOTES = [
     "server flags: --preview-ttl 7200 (previews stay live for the whole run; default 600), "
     "--max-pending-uploads 10000 (upload workloads issue many uploads per stream without committing; default 8), "
     "--max-retained-bytes-per-stream 0 and --max-retained-bytes-per-subject 0 (those uploads count at their signed "
     "sizes; defaults 1 GiB and 4 GiB), "
-    "--max-connections-per-ip 2000 (memory opens 1,000 connections from 127.0.0.1; default 64); "
+    "--max-connections-per-ip 2000 (memory opens 1,000 connections from 127.0.0.1; default 64), "
+    "--rate-limit feed=off,write=off,upload=off,commit=off (the load is far over the per-caller defaults; "
+    "rate-limit-feed and rate-limit-burst run a server with the limiter on); "
     "everything else is serve's embedded default (8 threads, embedded Redis on a unix socket)",
 ]
 

@@ -86,6 +86,12 @@ enum ServeCommand {
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
         context.metricsToken = metricsToken
         context.cors = options.cors
+        context.trustedProxies = options.trustedProxies
+        if !options.rateLimits.policies.isEmpty {
+            context.rateLimiting = RateLimiting(
+                limits: options.rateLimits, limiter: RateLimiter(client: redis, keys: store.keys),
+                metrics: metrics.rateLimits)
+        }
         if options.viewerCacheEntries > 0 {
             context.viewerCache = ViewerHistoryCache(store: store, budget: options.viewerCacheEntries)
         }

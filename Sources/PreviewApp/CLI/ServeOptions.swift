@@ -65,6 +65,10 @@ public struct ServeOptions: Sendable, Equatable {
     public var minFreeDiskBytes: Int64 = 1 << 30
     /// The origins whose browser pages may call this server (`--cors-origins`); nil: no CORS.
     public var cors: CORSPolicy?
+    /// Per-caller request limits by route class (`--rate-limit`).
+    public var rateLimits = RateLimits.defaults
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
+    public var trustedProxies = TrustedProxies()
 
     public init() {}
 
@@ -219,6 +223,16 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "comma-separated origins (scheme://host[:port], compared exactly) whose browser pages may call the API and the local store's objects with any method and the bearer token; * lets any origin make anonymous reads (GET and HEAD of /healthz, /readyz, /api/feed without a token, /objects/); preflights are answered without a token, refused ones 403 (default: none, no CORS)"
             ),
+            OptionSpec(
+                flag: "rate-limit", environment: "STREAMPREVIEW_RATE_LIMIT",
+                help:
+                    "CLASS=COUNT/PERIOD (write=120/1m; PERIOD in s, m or h) or CLASS=off, repeatable or comma-separated: requests one caller (token sub, else client address, IPv6 by /64) may make per class, shared by all replicas through Redis; over it is 429 rate_limited with Retry-After. Classes: upload (upload URLs), commit, write (likes, seen marks, ends of stream), feed. If Redis cannot be asked, feed is served and the others are 503 (default feed=1200/1m,write=600/1m,upload=120/1m,commit=120/1m)",
+                repeats: true),
+            OptionSpec(
+                flag: "trusted-proxies", environment: "STREAMPREVIEW_TRUSTED_PROXIES",
+                help:
+                    "CIDRs (10.0.0.0/8, fd00::/8), repeatable or comma-separated: when the peer is one of them, the client address (rate limits, request log) is the right-most X-Forwarded-For entry that is not (default: none; X-Forwarded-For ignored)",
+                repeats: true),
         ] + StorageOptions.specs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
@@ -323,7 +337,28 @@ public struct ServeOptions: Sendable, Equatable {
             case .failure(let error): throw UsageError("--cors-origins: \(error.message)")
             }
         }
+        serve.rateLimits = try rateLimits(options)
+        serve.trustedProxies = try trustedProxies(options)
         return serve
+    }
+
+    static func rateLimits(_ options: ParsedOptions) throws(UsageError) -> RateLimits {
+        let items = options.all("rate-limit").flatMap { $0.split(separator: ",").map(String.init) }
+        switch RateLimits.parse(items) {
+        case .success(let limits): return limits
+        case .failure(let error): throw UsageError("--rate-limit '\(error.item)': \(error.reason)")
+        }
+    }
+
+    static func trustedProxies(_ options: ParsedOptions) throws(UsageError) -> TrustedProxies {
+        var blocks: [CIDRBlock] = []
+        for item in options.all("trusted-proxies").flatMap({ $0.split(separator: ",") }) {
+            guard let block = CIDRBlock(item) else {
+                throw UsageError("--trusted-proxies '\(item)' is not an IPv4 or IPv6 address or ADDRESS/BITS block")
+            }
+            blocks.append(block)
+        }
+        return TrustedProxies(blocks)
     }
 
     static func commitWindow(_ options: ParsedOptions) throws(UsageError) -> Int64 {

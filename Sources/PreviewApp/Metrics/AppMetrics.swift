@@ -8,6 +8,8 @@ final class AppMetrics: Sendable {
     /// Object store calls by operation: `head`, `get`, `put`, `delete`, `post`, `other`.
     let storage = CallMetrics(operations: ["head", "get", "put", "delete", "post", "other"])
     let sweeper = SweeperMetrics()
+    /// Requests refused by the rate limiter, and feed requests served unchecked.
+    let rateLimits = RateLimitMetrics()
     /// Pending uploads and the sweeper's backlog, refreshed from Redis in the background.
     let redisGauges = RedisGauges()
     /// Connections open on the servers of this process; set once they are listening.

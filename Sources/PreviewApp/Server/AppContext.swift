@@ -33,6 +33,18 @@ struct AppContext: Sendable {
     var diskFloor: FreeDiskFloor?
     /// Which browsers on other origins get CORS answers (`--cors-origins`); nil: no CORS at all.
     var cors: CORSPolicy?
+    /// The per-caller limits of `--rate-limit`; nil: no route is limited.
+    var rateLimiting: RateLimiting?
+    /// The proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`).
+    var trustedProxies = TrustedProxies()
+
+    /// The client address of a request when `--trusted-proxies` is set (the peer, or what the
+    /// trusted proxies say they forwarded); nil without trusted proxies, when the client is the
+    /// peer as the server wrote it, so the common case parses nothing.
+    func forwardedClient(peer: String, headers: HTTPHeaders) -> IPAddress? {
+        guard !trustedProxies.isEmpty else { return nil }
+        return trustedProxies.clientAddress(peer: peer, forwardedFor: headers.values("X-Forwarded-For"))
+    }
 
     var now: Int64 { nowMilliseconds() / 1000 }
 

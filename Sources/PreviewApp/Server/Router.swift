@@ -113,7 +113,9 @@ struct Router: HTTPResponder {
         let label = Self.label(Route.parse(method: head.method, path: head.path), method: head.method)
         var response = errorResponse(error, requestId: requestId, for: request)
         response.headers.add("X-Request-Id", requestId)
-        return finished(response, for: request, label: label, requestId: requestId, started: started)
+        let forwarded = context.forwardedClient(peer: head.remoteAddress, headers: head.headers)
+        return finished(
+            response, for: request, label: label, requestId: requestId, forwarded: forwarded, started: started)
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -123,18 +125,39 @@ struct Router: HTTPResponder {
         var request = request
         // Accept is read once: the check below, the handler and an error answer all use this.
         if case .success(let route) = route, Self.isAPI(route) { request.negotiation = WireIO.negotiate(request) }
+        let forwarded = context.forwardedClient(peer: request.remoteAddress, headers: request.headers)
         var response: HTTPResponse
+        var limitFields: HTTPHeaders?
         do {
+            if case .success(let matched) = route, let limitClass = RateLimitClass(matched),
+                let limiting = context.rateLimiting
+            {
+                limitFields = try limiting.admit(
+                    limitClass, caller: caller(of: request, forwarded: forwarded),
+                    nowMilliseconds: context.nowMilliseconds())
+            }
             response = try dispatch(request, route: route)
         } catch {
             response = errorResponse(error, requestId: requestId, for: request)
         }
+        // Every answer of a limited class carries its policy and state, errors included.
+        for field in limitFields ?? HTTPHeaders() { response.headers.add(field.name, field.value) }
         response.headers.add("X-Request-Id", requestId)
         // Draining: clients reconnect, and a load balancer sends them to another replica.
         if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
         return finished(
             response, for: request, label: Self.label(route, method: request.method), requestId: requestId,
-            started: started)
+            forwarded: forwarded, started: started)
+    }
+
+    /// Whom the rate limits count a request for: the subject of a valid token, else the client
+    /// address (an invalid token is answered 401 by the handler, after it is counted).
+    private func caller(of request: HTTPRequest, forwarded: IPAddress?) -> String {
+        if let subject = (try? context.authenticator.optionalCaller(request, now: context.now))?.subject {
+            return RateLimiting.caller(subject: subject, client: nil, peer: request.remoteAddress)
+        }
+        let client = forwarded ?? IPAddress(request.remoteAddress)
+        return RateLimiting.caller(subject: nil, client: client, peer: request.remoteAddress)
     }
 
     /// The route template a request is counted and logged under: `other` when no route matched.
@@ -170,7 +193,7 @@ struct Router: HTTPResponder {
     /// logs it once.
     private func finished(
         _ response: HTTPResponse, for request: HTTPRequest, label: RouteLabel, requestId: String,
-        started: ContinuousClock.Instant
+        forwarded: IPAddress?, started: ContinuousClock.Instant
     ) -> HTTPResponse {
         var response = response
         if request.path.hasPrefix(Route.objectsPrefix) {
@@ -187,6 +210,7 @@ struct Router: HTTPResponder {
                 "request_id": requestId, "method": request.method, "route": label.route, "path": request.path,
                 "status": String(response.status), "ms": Self.milliseconds(nanoseconds),
                 "bytes": String(request.method == "HEAD" ? 0 : response.bodyLength),
+                "client": forwarded?.description ?? request.remoteAddress,
             ])
         return response
     }

@@ -54,6 +54,9 @@ public struct APIError: Error, Sendable, Equatable {
         /// The stream's or the token subject's objects already hold the configured bytes
         /// (`--max-retained-bytes-per-stream`, `--max-retained-bytes-per-subject`).
         case storageQuotaExceeded = "storage_quota_exceeded"
+        /// The caller (token subject, or client address) is over its `--rate-limit` for the
+        /// route's class; `Retry-After` says when one more request fits.
+        case rateLimited = "rate_limited"
         case signatureInvalid = "signature_invalid"
         case urlExpired = "url_expired"
         case streamNotLive = "stream_not_live"
@@ -76,7 +79,7 @@ public struct APIError: Error, Sendable, Equatable {
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
             case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
-            case .tooManyPendingUploads, .storageQuotaExceeded: return 429
+            case .tooManyPendingUploads, .storageQuotaExceeded, .rateLimited: return 429
             case .internalError: return 500
             case .unavailable, .insufficientStorage: return 503
             }

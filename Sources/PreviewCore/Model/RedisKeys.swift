@@ -92,6 +92,14 @@ public struct RedisKeys: Sendable, Equatable {
     /// Set: stream IDs this viewer likes.
     public func liked(_ subject: String) -> String { "\(prefix):{v:\(Self.tagSafe(subject))}:liked" }
 
+    // Per rate-limited caller: hash tag {rl:<caller>}.
+    /// String with a TTL: one caller's GCRA state in one class (`RateLimitScript`), the time its
+    /// bucket is empty again; it expires then, so an idle caller costs nothing. `caller` is
+    /// `sub:<token subject>` or `ip:<address group>`.
+    public func rateLimit(caller: String, _ limitClass: RateLimitClass) -> String {
+        "\(prefix):{rl:\(Self.tagSafe(caller))}:\(limitClass.rawValue)"
+    }
+
     // Global keys, in two slots.
     public var live: String { "\(prefix):{feed}:live" }
     /// Pub/sub channel: changes to the live list made by one process (likes, publishes, ends),

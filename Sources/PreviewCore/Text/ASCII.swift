@@ -2,6 +2,10 @@
 /// the UTF-8 bytes in place: no lowered or trimmed copies on paths every request takes.
 public enum ASCII {
     /// Whether `a` and `b` are the same bytes with ASCII letters folded (`Bearer` = `bearer`).
+    /// Inlinable, so a caller in another module gets it specialised: the generic version cost
+    /// a type-metadata lookup per byte pair (measured: 7% of a feed request's CPU, from the
+    /// `Bearer` check alone).
+    @inlinable
     public static func equalIgnoringCase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         for (x, y) in zip(a, b) where x != y {
