@@ -10,14 +10,15 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
     case feed
 
     /// The class a route is counted in; nil for routes that are not limited (health,
-    /// readiness, metrics, objects: those are signed URLs, limited by their signatures).
+    /// readiness, metrics, the OpenAPI document, objects: those are signed URLs, limited by
+    /// their signatures).
     public init?(_ route: Route) {
         switch route {
         case .postPreview: self = .upload
         case .commitPreview: self = .commit
         case .like, .unlike, .markSeen, .deletePreview: self = .write
         case .feed: self = .feed
-        case .health, .ready, .metrics, .object: return nil
+        case .health, .ready, .metrics, .object, .openAPIDocument: return nil
         }
     }
 }
