@@ -18,6 +18,22 @@ import Testing
         }
     }
 
+    @Test func anAuthenticationKeptOnTheRequestIsTheAnswerWithoutVerifyingAgain() throws {
+        let key = Array("bearer-token-tests-secret-of-32-bytes".utf8)
+        let authenticator = Authenticator(
+            verifier: JWTVerifier(keys: JWTKeySet(defaultKey: key), crypto: OpenSSLCrypto()))
+        let claims = TokenClaims(subject: "kept", role: .viewer, streamIds: [], issuedAt: 0, expiresAt: 60)
+        // A header that would be refused: the kept answer is used, so it is never read again.
+        var request = HTTPRequest(
+            method: "GET", path: "/api/feed", headers: HTTPHeaders([("Authorization", "Bearer not-a-token")]))
+        #expect(throws: APIError.self) { try authenticator.optionalCaller(request, now: 10) }
+        request.authentication = .success(claims)
+        #expect(try authenticator.optionalCaller(request, now: 10) == claims)
+        #expect(try authenticator.caller(request, now: 10) == claims)
+        request.authentication = .success(nil)
+        #expect(throws: APIError.self) { try authenticator.caller(request, now: 10) }
+    }
+
     /// The refusal `optionalCaller` throws for a token with exactly this payload, signed right.
     func refusal(payload: String) -> APIError? {
         let crypto = OpenSSLCrypto()

@@ -20,8 +20,20 @@ struct Authenticator: Sendable {
     var verifier: JWTVerifier { keyRing.verifier }
 
     /// The caller, or nil for a request without an Authorization header (anonymous).
-    /// A header that is present but not a valid bearer token is 401.
+    /// A header that is present but not a valid bearer token is 401. A request whose
+    /// `authentication` was read already gets that answer.
     func optionalCaller(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenClaims? {
+        if let known = request.authentication { return try known.get() }
+        return try verifiedCaller(request, now: now)
+    }
+
+    /// `optionalCaller`'s answer as a value, for the router to keep on the request.
+    func authentication(of request: HTTPRequest, now: Int64) -> Result<TokenClaims?, APIError> {
+        Result { () throws(APIError) -> TokenClaims? in try optionalCaller(request, now: now) }
+    }
+
+    /// The Authorization header read and its token verified.
+    private func verifiedCaller(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenClaims? {
         guard let header = request.headers["Authorization"] else { return nil }
         guard let token = Self.bearerToken(header) else {
             throw APIError(.unauthenticated, "the Authorization header must be 'Bearer <token>'")

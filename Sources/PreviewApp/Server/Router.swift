@@ -132,6 +132,8 @@ struct Router: HTTPResponder {
             if case .success(let matched) = route, let limitClass = RateLimitClass(matched),
                 let limiting = context.rateLimiting
             {
+                // Verified once: the limiter counts the token's subject, the handler acts for it.
+                request.authentication = context.authenticator.authentication(of: request, now: context.now)
                 limitFields = try limiting.admit(
                     limitClass, caller: caller(of: request, forwarded: forwarded),
                     nowMilliseconds: context.nowMilliseconds())
@@ -153,7 +155,7 @@ struct Router: HTTPResponder {
     /// Whom the rate limits count a request for: the subject of a valid token, else the client
     /// address (an invalid token is answered 401 by the handler, after it is counted).
     private func caller(of request: HTTPRequest, forwarded: IPAddress?) -> String {
-        if let subject = (try? context.authenticator.optionalCaller(request, now: context.now))?.subject {
+        if let subject = (try? request.authentication?.get())??.subject {
             return RateLimiting.caller(subject: subject, client: nil, peer: request.remoteAddress)
         }
         let client = forwarded ?? IPAddress(request.remoteAddress)

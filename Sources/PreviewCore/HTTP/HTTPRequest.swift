@@ -18,6 +18,10 @@ public struct HTTPRequest: Sendable {
     /// What `Accept` asks for, negotiated once by the responder that reads it (nil until then),
     /// so a header is parsed once per request however often the answer's format is asked.
     public var negotiation: WireFormat.Negotiation?
+    /// What the `Authorization` header says, read once by the responder (nil until then): the
+    /// caller's claims, nil for an anonymous request, or why the header is refused. The rate
+    /// limiter and the handler then share one verification.
+    public var authentication: Result<TokenClaims?, APIError>?
 
     public init(
         method: String, path: String, rawQuery: String = "", headers: HTTPHeaders = HTTPHeaders(),
