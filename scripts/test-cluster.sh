@@ -81,7 +81,7 @@ cli() { timeout 10 redis-cli -h 127.0.0.1 -p "$1" "${@:2}"; }
 for port in "${ports[@]}"; do
     mkdir -p "$work/$port"
     redis-server --bind 127.0.0.1 --port "$port" --dir "$work/$port" --cluster-enabled yes \
-        --cluster-config-file nodes.conf --cluster-node-timeout 15000 --save '' --appendonly no \
+        --cluster-config-file nodes.conf --cluster-node-timeout 5000 --save '' --appendonly no \
         --repl-diskless-sync yes --repl-diskless-sync-delay 0 \
         --daemonize no --logfile "$work/$port/redis.log" &
     pids+=($!)
@@ -123,6 +123,10 @@ echo "test-cluster: 6 nodes on 127.0.0.1:${ports[0]}-${ports[5]} (3 primaries, 3
 
 # The node ID and port of every primary.
 primaries() { cli "${ports[0]}" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print $1, a[2] }'; }
+# Three nodes turn replicas a gossip round after `--cluster create`: until the node the
+# migrator asks sees exactly 3 primaries, it could pick a replica as a slot's destination.
+for _ in $(seq 1 1200); do [ "$(primaries | wc -l)" = 3 ] && break; sleep 0.1; done
+[ "$(primaries | wc -l)" = 3 ] || { echo "test-cluster: node ${ports[0]} never saw 3 primaries" >&2; exit 1; }
 
 # Moves one slot from its owner to another primary, with pauses so ASK (keys already moved)
 # and MOVED (clients with the old map) both happen while the suites run. $2: a node to ask.
