@@ -88,21 +88,70 @@ struct RateLimitTests {
 
     @Test("a feed lease hands out the requests it holds, counting them down, until it is used up or expires")
     func leaseTake() throws {
-        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 1200, periodSeconds: 60)) == 20)
-        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 120, periodSeconds: 60)) == 2)
-        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 2, periodSeconds: 3600)) == 1)
-        #expect(RateLimitLease.size(.write, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 1)
+        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 1200, periodSeconds: 60)) == 20)
+        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 120, periodSeconds: 60)) == 2)
+        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 2, periodSeconds: 3600)) == 1)
+        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 100)
+        #expect(RateLimitLease.cap(.write, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 1)
         let redis = RateLimitDecision(allowed: true, remaining: 7, resetSeconds: 30, retryAfter: nil)
-        #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0) == nil)
+        #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).left == 0)
         #expect(RateLimitLease.firstDecision(redis, taken: 3).remaining == 9)
-        let lease = try #require(RateLimitLease.after(taken: 3, decision: redis, nowMilliseconds: 5000))
-        #expect(lease == RateLimitLease(left: 2, remaining: 7, resetAt: 35_000, expiresAt: 6000))
+        let lease = RateLimitLease.after(taken: 3, decision: redis, nowMilliseconds: 5000)
+        #expect(lease == RateLimitLease(left: 2, remaining: 7, resetAt: 35_000, expiresAt: 10_000, size: 3, used: 1))
         let (second, afterSecond) = try #require(lease.take(nowMilliseconds: 5500))
         #expect(second == RateLimitDecision(allowed: true, remaining: 8, resetSeconds: 30, retryAfter: nil))
         let (third, afterThird) = try #require(afterSecond.take(nowMilliseconds: 5600))
         #expect(third.remaining == 7)
         #expect(afterThird.take(nowMilliseconds: 5700) == nil, "used up")
-        #expect(afterSecond.take(nowMilliseconds: 6000) == nil, "expired")
+        #expect(afterSecond.take(nowMilliseconds: 10_000) == nil, "expired")
+    }
+
+    @Test("a lease is sized by how the caller used its last one: doubled, kept, shrunk or decayed")
+    func leaseWant() {
+        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
+        let lifetime = RateLimitLease.lifetimeMilliseconds
+        #expect(RateLimitLease.want(after: nil, cap: 20, nowMilliseconds: 0) == 1, "a new caller reserves nothing")
+        var usedUp = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)
+        #expect(usedUp.used == 1, "the request that took it")
+        usedUp.left = 0
+        usedUp.used = 8
+        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: lifetime - 1) == 16, "used up in time")
+        #expect(RateLimitLease.want(after: usedUp, cap: 12, nowMilliseconds: lifetime - 1) == 12, "never over the cap")
+        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: lifetime) == 8, "used up, but later")
+        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: 2 * lifetime) == 4, "away a lifetime")
+        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: 5 * lifetime) == 1, "away long")
+        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: Int64.max / 2) == 1)
+        var partlyUsed = usedUp
+        partlyUsed.left = 5
+        partlyUsed.used = 3
+        #expect(RateLimitLease.want(after: partlyUsed, cap: 20, nowMilliseconds: lifetime) == 3, "what was used")
+        partlyUsed.used = 0
+        #expect(RateLimitLease.want(after: partlyUsed, cap: 20, nowMilliseconds: lifetime) == 1, "at least one")
+    }
+
+    @Test("a lease is refilled once, when half used, and a refill adds to what is left unless it expired")
+    func leaseRefill() throws {
+        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
+        var lease = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)  // 7 left
+        #expect(lease.refill(cap: 100) == nil, "less than half used")
+        for _ in 0..<3 { lease = try #require(lease.take(nowMilliseconds: 10)).1 }
+        #expect(lease.left == 4)
+        #expect(lease.refill(cap: 100) == 16, "half used: twice its size")
+        #expect(lease.refill(cap: 10) == 10)
+        lease.refilling = true
+        #expect(lease.refill(cap: 100) == nil, "asked for already")
+        #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).refill(cap: 100) == nil)
+
+        let refill = RateLimitLease.ahead(
+            taken: 16, decision: RateLimitDecision(allowed: true, remaining: 480, resetSeconds: 31, retryAfter: nil),
+            nowMilliseconds: 20)
+        #expect(refill.left == 16, "every request of a refill is still to come")
+        let merged = RateLimitLease.merged(refill, into: lease, nowMilliseconds: 20)
+        #expect(merged.left == 20 && merged.size == 16 && !merged.refilling && merged.remaining == 480)
+        #expect(merged.used == 0, "what the refill's requests are used for is counted afresh")
+        #expect(try #require(merged.take(nowMilliseconds: 30)).0.remaining == 480 + 19)
+        let late = RateLimitLease.merged(refill, into: lease, nowMilliseconds: lease.expiresAt)
+        #expect(late.left == 16, "an expired lease keeps none of its own")
     }
 
     @Test("the decision tells what remains, when the quota is whole again, and when to retry")

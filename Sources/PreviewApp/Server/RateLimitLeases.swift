@@ -1,11 +1,20 @@
 import PreviewCore
 import Synchronization
 
-/// The `RateLimitLease`s this process holds, by class and caller. Sharded by the caller's hash
-/// so threads answering different callers rarely meet on a lock, and each lock covers a table
-/// probe only. Bounded: a shard that holds `maxPerShard` leases drops the expired ones, and
-/// all of them when none had expired (a lease only saves a Redis call; losing one loses at most
-/// its requests, which were counted).
+/// What `RateLimitLeases.take` found for a request.
+enum LeaseLookup: Equatable {
+    /// Answered from the caller's lease; `refill`: the requests to ask Redis for ahead of need
+    /// (`RateLimitLease.refill`), when it is due.
+    case leased(RateLimitDecision, refill: Int64?)
+    /// No lease to answer from: ask Redis for this many requests.
+    case ask(Int64)
+}
+
+/// The `RateLimitLease`s this process holds, by class and caller, used up ones included (they
+/// size the next). Sharded by the caller's hash so threads answering different callers rarely
+/// meet on a lock, and each lock covers a table probe only. Bounded: a shard that holds
+/// `maxPerShard` leases drops the expired ones, and all of them when none had expired (a lease
+/// only saves Redis calls; losing one loses at most its requests, which were counted).
 final class RateLimitLeases: Sendable {
     /// The caller's hash taken once, before any lock, for the shard and the table alike.
     private struct Key: Hashable {
@@ -41,21 +50,28 @@ final class RateLimitLeases: Sendable {
         shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
-    /// One request from the caller's lease in the class, when it holds one that is not used up
-    /// or expired.
-    func take(_ limitClass: RateLimitClass, caller: String, nowMilliseconds: Int64) -> RateLimitDecision? {
+    /// What one request of the caller in the class gets here: an answer from its lease, when it
+    /// holds one that is not used up or expired, else how many requests to ask Redis for
+    /// (`RateLimitLease.want`, from the caller's last lease).
+    func take(_ limitClass: RateLimitClass, caller: String, cap: Int64, nowMilliseconds: Int64) -> LeaseLookup {
         let key = Key(limitClass, caller)
         return shard(key).leases.withLock { leases in
-            guard let lease = leases[key] else { return nil }
-            guard let (decision, next) = lease.take(nowMilliseconds: nowMilliseconds) else {
-                leases[key] = nil
-                return nil
+            // One hash probe: the lease is read and replaced at its index.
+            guard let index = leases.index(forKey: key) else { return .ask(1) }
+            let last = leases.values[index]
+            guard let (decision, taken) = last.take(nowMilliseconds: nowMilliseconds) else {
+                return .ask(RateLimitLease.want(after: last, cap: cap, nowMilliseconds: nowMilliseconds))
             }
-            leases[key] = next.left > 0 ? next : nil
-            return decision
+            var next = taken
+            let refill = next.refill(cap: cap)
+            next.refilling = next.refilling || refill != nil
+            leases.values[index] = next
+            return .leased(decision, refill: refill)
         }
     }
 
+    /// Stores a lease Redis just gave, with what the caller's lease here still holds added
+    /// (`RateLimitLease.merged`).
     func keep(_ lease: RateLimitLease, _ limitClass: RateLimitClass, caller: String, nowMilliseconds: Int64) {
         let key = Key(limitClass, caller)
         shard(key).leases.withLock { leases in
@@ -63,7 +79,7 @@ final class RateLimitLeases: Sendable {
                 leases = leases.filter { $0.value.expiresAt > nowMilliseconds }
                 if leases.count >= maxPerShard { leases.removeAll(keepingCapacity: true) }
             }
-            leases[key] = lease
+            leases[key] = RateLimitLease.merged(lease, into: leases[key], nowMilliseconds: nowMilliseconds)
         }
     }
 }

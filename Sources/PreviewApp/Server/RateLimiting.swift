@@ -4,21 +4,41 @@ import PreviewRedis
 /// The per-caller rate limits of `--rate-limit`, applied by the router before a limited route's
 /// handler runs. The caller is the token's subject; without a valid token, the client address
 /// (its /64 for IPv6). Each check is one Redis round trip on the caller's key, except feed
-/// requests answered from a lease this process holds (`RateLimitLease`).
+/// requests answered from a lease this process holds (`RateLimitLease`); a steady reader's
+/// lease is refilled ahead of need on a thread of its own (`RateLimitRefills`).
 struct RateLimiting: Sendable {
     let limits: RateLimits
     let limiter: RateLimiter
     let metrics: RateLimitMetrics
     /// Feed requests already counted in Redis, answered without asking again (`RateLimitLease`).
-    let leases = RateLimitLeases()
-    /// Each class's `RateLimit-Policy` value, which never changes.
-    private let policyFields: [RateLimitClass: String]
+    let leases: RateLimitLeases
+    /// Leases refilled ahead of need, off the I/O threads.
+    let refills: RateLimitRefills
+    /// What admitting a request of a limited class needs, fixed at start, by `RateLimitClass.index`
+    /// (nil for a class turned off).
+    private let classes: [Limited?]
+
+    private struct Limited: Sendable {
+        let policy: RateLimitPolicy
+        /// The `RateLimit-Policy` value, which never changes.
+        let policyField: String
+        /// The most requests one lease holds (`RateLimitLease.cap`).
+        let cap: Int64
+    }
 
     init(limits: RateLimits, limiter: RateLimiter, metrics: RateLimitMetrics) {
         self.limits = limits
         self.limiter = limiter
         self.metrics = metrics
-        policyFields = limits.policies.reduce(into: [:]) { $0[$1.key] = RateLimitFields.policy($1.key, $1.value) }
+        leases = RateLimitLeases()
+        refills = RateLimitRefills(limiter: limiter, leases: leases)
+        classes = RateLimitClass.allCases.map { limitClass in
+            limits[limitClass].map {
+                Limited(
+                    policy: $0, policyField: RateLimitFields.policy(limitClass, $0),
+                    cap: RateLimitLease.cap(limitClass, $0))
+            }
+        }
     }
     /// A warning is logged for the first feed request served unchecked and then for every
     /// this many, so an outage is seen without a line per request.
@@ -28,17 +48,32 @@ struct RateLimiting: Sendable {
     /// nil when its class is not limited. Throws `APIFailure` 429 `rate_limited` (with
     /// `Retry-After` and both fields) when the caller is over its limit, and the Redis error
     /// when Redis cannot be asked, except for the feed, which is then served unchecked.
-    func admit(_ limitClass: RateLimitClass, caller: String, nowMilliseconds: Int64) throws -> HTTPHeaders? {
-        guard let policy = limits[limitClass] else { return nil }
-        if let leased = leases.take(limitClass, caller: caller, nowMilliseconds: nowMilliseconds) {
-            return fields(limitClass, policy, leased)
+    func admit(_ limitClass: RateLimitClass, caller: String, nowMilliseconds: Int64) throws -> RateLimitFields.Answer? {
+        guard let limited = classes[limitClass.index] else { return nil }
+        let policy = limited.policy
+        // A class that leases nothing is counted one by one and leaves no trace here.
+        let cap = limited.cap
+        var want: Int64 = 1
+        if cap > 1 {
+            switch leases.take(limitClass, caller: caller, cap: cap, nowMilliseconds: nowMilliseconds) {
+            case .leased(let decision, let refill):
+                if let refill {
+                    refills.ask(
+                        .init(
+                            limitClass: limitClass, caller: caller, policy: policy, want: refill,
+                            askedAtMilliseconds: nowMilliseconds))
+                }
+                return fields(limitClass, limited, decision)
+            case .ask(let count): want = count
+            }
         }
         let decision: RateLimitDecision
         do {
-            let (taken, first) = try limiter.check(
-                caller: caller, limitClass, policy: policy, want: RateLimitLease.size(limitClass, policy))
-            if let lease = RateLimitLease.after(taken: taken, decision: first, nowMilliseconds: nowMilliseconds) {
-                leases.keep(lease, limitClass, caller: caller, nowMilliseconds: nowMilliseconds)
+            let (taken, first) = try limiter.check(caller: caller, limitClass, policy: policy, want: want)
+            if cap > 1, taken > 0 {
+                leases.keep(
+                    RateLimitLease.after(taken: taken, decision: first, nowMilliseconds: nowMilliseconds), limitClass,
+                    caller: caller, nowMilliseconds: nowMilliseconds)
             }
             decision = RateLimitLease.firstDecision(first, taken: taken)
         } catch let error as RedisError where limitClass == .feed {
@@ -50,7 +85,7 @@ struct RateLimiting: Sendable {
             }
             return nil
         }
-        let answerFields = fields(limitClass, policy, decision)
+        let answerFields = fields(limitClass, limited, decision)
         guard let retryAfter = decision.retryAfter else { return answerFields }
         metrics.recordLimited(limitClass)
         throw APIFailure(
@@ -58,17 +93,13 @@ struct RateLimiting: Sendable {
                 .rateLimited,
                 "over the \(limitClass.rawValue) rate limit of \(policy.count) requests per "
                     + "\(policy.periodSeconds) s; retry after \(retryAfter) s", retryAfter: retryAfter),
-            headers: answerFields)
+            headers: answerFields.headers)
     }
 
-    private func fields(_ limitClass: RateLimitClass, _ policy: RateLimitPolicy, _ decision: RateLimitDecision)
-        -> HTTPHeaders
+    private func fields(_ limitClass: RateLimitClass, _ limited: Limited, _ decision: RateLimitDecision)
+        -> RateLimitFields.Answer
     {
-        var fields = HTTPHeaders()
-        fields.add(
-            RateLimitFields.policyName, policyFields[limitClass] ?? RateLimitFields.policy(limitClass, policy))
-        fields.add(RateLimitFields.limitName, RateLimitFields.limit(limitClass, decision))
-        return fields
+        RateLimitFields.Answer(policy: limited.policyField, limit: RateLimitFields.limit(limitClass, decision))
     }
 
     /// Whom a request is counted for: `sub:<subject>` for a valid token, else `ip:<address

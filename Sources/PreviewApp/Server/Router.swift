@@ -127,7 +127,7 @@ struct Router: HTTPResponder {
         if case .success(let route) = route, Self.isAPI(route) { request.negotiation = WireIO.negotiate(request) }
         let forwarded = context.forwardedClient(peer: request.remoteAddress, headers: request.headers)
         var response: HTTPResponse
-        var limitFields: HTTPHeaders?
+        var limitFields: RateLimitFields.Answer?
         do {
             if case .success(let matched) = route, let limitClass = RateLimitClass(matched),
                 let limiting = context.rateLimiting
@@ -143,7 +143,7 @@ struct Router: HTTPResponder {
             response = errorResponse(error, requestId: requestId, for: request)
         }
         // Every answer of a limited class carries its policy and state, errors included.
-        for field in limitFields ?? HTTPHeaders() { response.headers.add(field.name, field.value) }
+        limitFields?.add(to: &response.headers)
         response.headers.add("X-Request-Id", requestId)
         // Draining: clients reconnect, and a load balancer sends them to another replica.
         if context.lifecycle.isDraining { response.headers.add("Connection", "close") }
@@ -155,8 +155,8 @@ struct Router: HTTPResponder {
     /// Whom the rate limits count a request for: the subject of a valid token, else the client
     /// address (an invalid token is answered 401 by the handler, after it is counted).
     private func caller(of request: HTTPRequest, forwarded: IPAddress?) -> String {
-        if let subject = (try? request.authentication?.get())??.subject {
-            return RateLimiting.caller(subject: subject, client: nil, peer: request.remoteAddress)
+        if case .success(let claims?)? = request.authentication {
+            return RateLimiting.caller(subject: claims.subject, client: nil, peer: request.remoteAddress)
         }
         let client = forwarded ?? IPAddress(request.remoteAddress)
         return RateLimiting.caller(subject: nil, client: client, peer: request.remoteAddress)

@@ -83,8 +83,39 @@ public enum RateLimitFields {
         "\"\(limitClass.rawValue)\";q=\(policy.count);w=\(policy.periodSeconds)"
     }
 
-    /// `"write";r=57;t=12`
+    /// `"write";r=57;t=12`, built in one allocation: it is rendered for every answer of a
+    /// limited class.
     public static func limit(_ limitClass: RateLimitClass, _ decision: RateLimitDecision) -> String {
-        "\"\(limitClass.rawValue)\";r=\(decision.remaining);t=\(decision.resetSeconds)"
+        var field = String()
+        field.reserveCapacity(40)
+        field += "\""
+        field += limitClass.rawValue
+        field += "\";r="
+        field += String(decision.remaining)
+        field += ";t="
+        field += String(decision.resetSeconds)
+        return field
+    }
+
+    /// Both fields of one answer, as `RateLimiting.admit` found them.
+    public struct Answer: Sendable, Equatable {
+        public let policy: String
+        public let limit: String
+
+        public init(policy: String, limit: String) {
+            self.policy = policy
+            self.limit = limit
+        }
+
+        public func add(to headers: inout HTTPHeaders) {
+            headers.add(RateLimitFields.policyName, policy)
+            headers.add(RateLimitFields.limitName, limit)
+        }
+
+        public var headers: HTTPHeaders {
+            var headers = HTTPHeaders()
+            add(to: &headers)
+            return headers
+        }
     }
 }

@@ -21,6 +21,16 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
         case .health, .ready, .metrics, .object, .openAPIDocument: return nil
         }
     }
+
+    /// The class's place in `allCases`, for tables that must not hash on every request.
+    public var index: Int {
+        switch self {
+        case .upload: return 0
+        case .commit: return 1
+        case .write: return 2
+        case .feed: return 3
+        }
+    }
 }
 
 /// `COUNT` requests per `PERIOD` seconds, as GCRA spreads them: a caller may spend the whole

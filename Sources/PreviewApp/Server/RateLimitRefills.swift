@@ -1,0 +1,88 @@
+import Foundation
+import PreviewCore
+import PreviewRedis
+import Synchronization
+
+/// Feed leases refilled ahead of need (`RateLimitLease.refill`) on one thread of their own, so
+/// the I/O thread answering a steady reader never waits on Redis. The thread starts with the
+/// first refill asked for and ends after `idleSeconds` with none; the queue is bounded (a refill
+/// dropped only means the caller's next request after its lease asks Redis itself). A refill
+/// that fails or is refused changes nothing: the lease runs out and the request that finds it
+/// empty asks Redis, which answers it (429, or the feed's fail-open).
+final class RateLimitRefills: Sendable {
+    struct Refill: Sendable {
+        let limitClass: RateLimitClass
+        let caller: String
+        let policy: RateLimitPolicy
+        let want: Int64
+        /// The clock of the request that asked for it: the refilled lease's lifetime counts
+        /// from there, on the same clock as the requests that use it.
+        let askedAtMilliseconds: Int64
+    }
+
+    private struct Queue {
+        var refills: [Refill] = []
+        var running = false
+    }
+
+    private let limiter: RateLimiter
+    private let leases: RateLimitLeases
+    private let queue = Mutex(Queue())
+    private let wakeup = DispatchSemaphore(value: 0)
+    let maxQueued: Int
+    let idleSeconds: Double
+
+    init(limiter: RateLimiter, leases: RateLimitLeases, maxQueued: Int = 4096, idleSeconds: Double = 10) {
+        self.limiter = limiter
+        self.leases = leases
+        self.maxQueued = maxQueued
+        self.idleSeconds = idleSeconds
+    }
+
+    /// Queues a refill; false when the queue is full and it was dropped.
+    @discardableResult
+    func ask(_ refill: Refill) -> Bool {
+        let (queued, start) = queue.withLock { queue -> (Bool, Bool) in
+            guard queue.refills.count < maxQueued else { return (false, false) }
+            queue.refills.append(refill)
+            defer { queue.running = true }
+            return (true, !queue.running)
+        }
+        guard queued else { return false }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "rate-limit-refills"
+            thread.start()
+        }
+        wakeup.signal()
+        return true
+    }
+
+    private func run() {
+        while true {
+            let timedOut = wakeup.wait(timeout: .now() + idleSeconds) == .timedOut
+            let batch = queue.withLock { queue -> [Refill]? in
+                if queue.refills.isEmpty {
+                    if timedOut { queue.running = false }
+                    return timedOut ? nil : []
+                }
+                defer { queue.refills.removeAll(keepingCapacity: true) }
+                return queue.refills
+            }
+            guard let batch else { return }
+            for refill in batch { perform(refill) }
+        }
+    }
+
+    private func perform(_ refill: Refill) {
+        guard
+            let (taken, decision) = try? limiter.check(
+                caller: refill.caller, refill.limitClass, policy: refill.policy, want: refill.want),
+            taken > 0
+        else { return }
+        let now = refill.askedAtMilliseconds
+        leases.keep(
+            RateLimitLease.ahead(taken: taken, decision: decision, nowMilliseconds: now), refill.limitClass,
+            caller: refill.caller, nowMilliseconds: now)
+    }
+}
