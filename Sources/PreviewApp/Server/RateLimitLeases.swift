@@ -57,12 +57,14 @@ final class RateLimitLeases: Sendable {
         let key = Key(limitClass, caller)
         return shard(key).leases.withLock { leases in
             // One hash probe: the lease is read and replaced at its index.
-            guard let index = leases.index(forKey: key) else { return .ask(1) }
+            guard let index = leases.index(forKey: key) else {
+                return .ask(RateLimitLease.want(after: nil, cap: cap, nowMilliseconds: nowMilliseconds))
+            }
             let last = leases.values[index]
-            guard let (decision, taken) = last.take(nowMilliseconds: nowMilliseconds) else {
+            guard let (decision, afterTake) = last.take(nowMilliseconds: nowMilliseconds) else {
                 return .ask(RateLimitLease.want(after: last, cap: cap, nowMilliseconds: nowMilliseconds))
             }
-            var next = taken
+            var next = afterTake
             let refill = next.refill(cap: cap)
             next.refilling = next.refilling || refill != nil
             leases.values[index] = next
