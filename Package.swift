@@ -35,6 +35,8 @@ let package = Package(
         .target(
             name: "PreviewApp",
             dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto"],
+            // The viewer page's files, compiled in by scripts/viewer/embed.sh (ViewerPageFiles.swift).
+            exclude: ["ViewerPage"],
             swiftSettings: strict),
         .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
         .target(

@@ -31,7 +31,7 @@ cd "$repo"
 export PATH=/opt/swift/usr/bin:$PATH
 
 default_suites=(
-    AuthErrorTests CommitAndCacheTests GracefulShutdownTests HappyPathTests HostileInputTests LikesAndSeenTests
+    AuthErrorTests CommitAndCacheTests FeedEventsTests GracefulShutdownTests HappyPathTests HostileInputTests LikesAndSeenTests
     MetricsTests PendingUploadLimitEndToEndTests ProtobufTests RankingTests ReadmeWalkthroughTests
     SecretConfigurationTests SignedURLTests ValidationErrorTests WriteOnceTests
 )

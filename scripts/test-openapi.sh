@@ -71,6 +71,8 @@ ffmpeg -loglevel error -f lavfi -i testsrc=size=160x120 -frames:v 1 "$scratch/th
 STREAMPREVIEW_TOKEN="$publisher" "$binary" upload --server "$base" --stream 1 \
   "$scratch/clip.mp4" "$scratch/thumb.jpg" >/dev/null
 
+# GET /api/feed/events is left out: an event stream stays open, so every call would end in the
+# request timeout (FeedEventsTests and the browser suite test it).
 failed=0
 mkdir -p "$report"
 for who in streamer viewer; do
@@ -78,6 +80,7 @@ for who in streamer viewer; do
   # Run from the report folder: Hypothesis and schemathesis keep working files in the current one.
   if ! (cd "$report" && "$venv/bin/st" --no-color run "$repo/proto/openapi.yaml" --url "$base" \
     --header "Authorization: Bearer ${!who}" \
+    --exclude-path /api/feed/events \
     --checks all --mode all --max-examples "$max_examples" \
     --generation-deterministic \
     --workers 1 --request-timeout 10 \

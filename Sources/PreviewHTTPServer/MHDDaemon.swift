@@ -120,6 +120,8 @@ final class MHDDaemon {
         // shutting it down makes new connections fail at once (Linux resets them), so a
         // client or load balancer retries elsewhere instead of waiting.
         if listener >= 0 { _ = shutdown(listener, Int32(SHUT_RDWR)) }  // ignored: the socket closes below anyway
+        // Event streams never finish by themselves: ended now, they complete like any request.
+        context.streams.endAll()
         let deadline = ContinuousClock.now + drainTimeout
         while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
@@ -264,7 +266,7 @@ func handleAccess(
     if let response = state.response {
         state.response = nil
         state.connection = nil
-        return queue(response, on: connection)
+        return queue(response, on: connection, streams: context.streams)
     }
     if state.closesUnanswered {
         state.connection = nil
@@ -282,7 +284,7 @@ func handleAccess(
     state.deadline?.clear()
     let responder = context.responder
     if state.respondOn == .connection {
-        return queue(responder.respond(to: request), on: connection)
+        return queue(responder.respond(to: request), on: connection, streams: context.streams)
     }
     state.connection = connection
     let dispatched = context.pool.submit(
@@ -300,7 +302,7 @@ func handleAccess(
     // The pool is shut down (stop() is past its drain wait): answer on this thread.
     state.connection = nil
     guard let response = respond(to: request, streamed: streamed, responder: responder) else { return .NO }
-    return queue(response, on: connection)
+    return queue(response, on: connection, streams: context.streams)
 }
 
 /// The responder's answer, once a streamed body is all in its sink (the publish then runs
@@ -472,11 +474,11 @@ func queueClosing(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD
 }
 
 /// Queues `response`; anything MHD refuses (unopenable file, bad header, odd status) becomes
-/// an empty 500 and one log line.
-func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+/// an empty 500 and one log line. A `.stream` body needs `streams`, where `stop()` finds it.
+func queue(_ response: HTTPResponse, on connection: OpaquePointer, streams: ResponseStreams? = nil) -> MHD_Result {
     let status: UInt32
     let handle: OpaquePointer
-    switch makeResponse(response) {
+    switch makeResponse(response, on: connection, streams: streams) {
     case .success(let made):
         status = UInt32(response.status)
         handle = made
@@ -495,7 +497,9 @@ private struct ResponseProblem: Error, CustomStringConvertible {
     var description: String
 }
 
-private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, ResponseProblem> {
+private func makeResponse(_ response: HTTPResponse, on connection: OpaquePointer, streams: ResponseStreams?)
+    -> Result<OpaquePointer, ResponseProblem>
+{
     guard (100...999).contains(response.status) else {
         return .failure(ResponseProblem(description: "status \(response.status) out of range"))
     }
@@ -513,6 +517,12 @@ private func makeResponse(_ response: HTTPResponse) -> Result<OpaquePointer, Res
         guard let made = MHD_create_response_from_fd_at_offset64(length, fd, offset) else {
             _ = close(fd)  // we still own it; a close error changes nothing
             return .failure(ResponseProblem(description: "cannot serve \(path) offset \(offset) length \(length)"))
+        }
+        handle = made
+    case .stream(let stream):
+        guard let streams else { return .failure(ResponseProblem(description: "a streamed answer to a refusal")) }
+        guard let made = streamResponse(stream, on: connection, streams: streams) else {
+            return .failure(ResponseProblem(description: "out of memory"))
         }
         handle = made
     }
@@ -554,6 +564,68 @@ private final class ResponseBody {
 private func releaseBody(_ context: UnsafeMutableRawPointer?) {
     guard let context else { return }
     Unmanaged<ResponseBody>.fromOpaque(context).release()
+}
+
+/// A response MHD reads from `stream` as the connection drains (chunked, length unknown); while
+/// the stream has nothing the connection is suspended, holding no thread and no timer, until
+/// the stream wakes it. MHD's cleanup callback tells the stream it is closed.
+private func streamResponse(_ stream: any ResponseStream, on connection: OpaquePointer, streams: ResponseStreams)
+    -> OpaquePointer?
+{
+    let box = StreamingResponse(stream: stream, connection: connection, streams: streams)
+    let retained = Unmanaged.passRetained(box).toOpaque()
+    guard let made = MHD_create_response_from_callback(UInt64.max, 4096, readStream, retained, releaseStream) else {
+        Unmanaged<StreamingResponse>.fromOpaque(retained).release()
+        return nil
+    }
+    let suspended = SuspendedConnection(pointer: connection)
+    stream.start { MHD_resume_connection(suspended.pointer) }
+    if !streams.add(stream) { stream.end() }  // the server is stopping
+    return made
+}
+
+/// What MHD's stream callbacks reach through their context pointer. `@unchecked Sendable`:
+/// the connection pointer is only used by the stream's own calls, which MHD allows from any thread.
+private final class StreamingResponse: @unchecked Sendable {
+    let stream: any ResponseStream
+    let connection: OpaquePointer
+    let streams: ResponseStreams
+
+    init(stream: any ResponseStream, connection: OpaquePointer, streams: ResponseStreams) {
+        self.stream = stream
+        self.connection = connection
+        self.streams = streams
+    }
+}
+
+/// MHD's content reader: bytes, or 0 with the connection suspended (MHD calls again once it is
+/// resumed), or the end (`MHD_CONTENT_READER_END_OF_STREAM`, -1) or an error (-2: MHD closes
+/// the connection).
+private func readStream(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+) -> Int {
+    guard let cls, let buffer else { return -2 }
+    let box = Unmanaged<StreamingResponse>.fromOpaque(cls).takeUnretainedValue()
+    let connection = box.connection
+    switch box.stream.read(
+        into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
+        suspend: {
+            MHD_suspend_connection(connection)
+        })
+    {
+    case .bytes(let count): return count
+    case .waiting: return 0
+    case .end: return -1
+    case .failed: return -2
+    }
+}
+
+/// MHD's cleanup callback of a `streamResponse`.
+private func releaseStream(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let box = Unmanaged<StreamingResponse>.fromOpaque(cls).takeRetainedValue()
+    box.streams.remove(box.stream)
+    box.stream.closed()
 }
 
 /// One structured line on stderr.

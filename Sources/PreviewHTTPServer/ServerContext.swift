@@ -9,6 +9,8 @@ final class ServerContext: Sendable {
     let writers: ResponderPool
     /// Streamed bodies being received, for `stop()` to resume their paused connections.
     let bodies = StreamedBodies()
+    /// Streamed answers (event streams) being sent, for `stop()` to end.
+    let streams = ResponseStreams()
     let watchdog: ConnectionWatchdog
     /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
     let connections: ConnectionCount
@@ -43,5 +45,32 @@ final class ServerContext: Sendable {
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
         self.minimumStreamedBodyRate = minimumStreamedBodyRate
         self.perAddress = perAddress
+    }
+}
+
+/// The streamed answers a daemon is sending. Once `endAll()` has run, every stream added is
+/// ended at once: the server is stopping.
+final class ResponseStreams: Sendable {
+    private let state = Mutex<(streams: [ObjectIdentifier: any ResponseStream], closed: Bool)>(([:], false))
+
+    /// Registers `stream`; false once `endAll()` has run.
+    func add(_ stream: any ResponseStream) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.streams[ObjectIdentifier(stream)] = stream
+            return true
+        }
+    }
+
+    func remove(_ stream: any ResponseStream) {
+        state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    func endAll() {
+        let streams = state.withLock { state in
+            state.closed = true
+            return Array(state.streams.values)
+        }
+        for stream in streams { stream.end() }
     }
 }

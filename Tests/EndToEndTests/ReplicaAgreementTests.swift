@@ -64,6 +64,28 @@ struct ReplicaAgreementTests {
             "replica delay (poll to poll, s): commit \(published ?? -1), like \(liked ?? -1), end \(ended ?? -1)")
     }
 
+    @Test("A commit, a like and an end of stream made through A reach event streams open on B, and B resumes them")
+    func eventsReachTheOtherReplica() throws {
+        let a = try replica()
+        let b = try replica()
+        let apiA = try APIClient(a)
+        let streamer = try a.token(sub: "sam", role: "streamer", streams: [9])
+        let viewer = try a.token(sub: "vic", role: "viewer")
+        let client = try EventStreamClient(b.baseURL + "/api/feed/events")
+        try apiA.publish(streamId: 9, token: streamer)
+        let preview = try client.next()
+        #expect(preview.name == "preview")
+        #expect(try FeedItem(json: Array(preview.data.utf8)).streamId == 9)
+        client.disconnect()
+        #expect(try apiA.send("POST", "/api/streams/9/like", token: viewer).status == 200)
+        #expect(try apiA.send("DELETE", "/api/preview/9", token: streamer).status == 204)
+        // Resumed on B from the shared log: what A did meanwhile, in order.
+        let resumed = try EventStreamClient(
+            b.baseURL + "/api/feed/events", headers: [("Last-Event-ID", try #require(preview.id))])
+        #expect(try resumed.next().data == #"{"streamId":"9","likes":"1"}"#)
+        #expect(try resumed.next().name == "removed")
+    }
+
     @Test("After its subscription is killed, B subscribes again and still hears A's changes")
     func aLostSubscriptionIsRestored() throws {
         let a = try replica()

@@ -98,7 +98,7 @@ struct ValidationErrorTests {
     func routes() throws {
         let service = try ServiceProcess()
         let api = try APIClient(service)
-        for path in ["/api/nope", "/", "/api/preview", "/api/streams/42/dislike", "/api/feed/x"] {
+        for path in ["/api/nope", "/index.html", "/api/preview", "/api/streams/42/dislike", "/api/feed/x"] {
             expectError(try api.send("GET", path), status: 404, code: "not_found")
         }
         for (method, path) in [

@@ -74,7 +74,7 @@ struct OpenAPIProtoDriftTests {
         #expect(
             messages.map(\.name) == [
                 "StreamPreviewPostRequest", "StreamPreviewPostResponse", "StreamPreviewCommitRequest", "FeedItem",
-                "FeedResponse", "LikeResponse", "ErrorResponse",
+                "FeedResponse", "FeedRemovedEvent", "FeedLikesEvent", "LikeResponse", "ErrorResponse",
             ])
         let post = try #require(messages.first { $0.name == "StreamPreviewPostResponse" })
         #expect(post.fields.map(\.jsonName) == post.fields.map(\.name))

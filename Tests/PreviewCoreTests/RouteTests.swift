@@ -17,13 +17,22 @@ import Testing
         ("PUT", "/objects/previews/1/a/movie.mp4", .object(method: .put, encodedKey: "previews/1/a/movie.mp4")),
         ("HEAD", "/objects/a%20b", .object(method: .head, encodedKey: "a%20b")),
         ("DELETE", "/objects/k", .object(method: .delete, encodedKey: "k")),
+        ("GET", "/api/feed/events", .feedEvents),
+        ("GET", "/", .viewerPage(.page)),
+        ("GET", "/viewer.js", .viewerPage(.script)),
+        ("GET", "/viewer.css", .viewerPage(.style)),
+        ("GET", "/s/41", .share(streamId: 41)),
+        ("GET", "/s/41/thumbnail", .shareThumbnail(streamId: 41)),
     ])
     func knownRoutesParse(method: String, path: String, route: Route) {
         #expect(Route.parse(method: method, path: path) == .success(route))
     }
 
     @Test func unknownPathsAreNotFound() {
-        for path in ["/", "/api", "/api/feed/x", "/api/streams/1", "healthz", "/api//feed", "/api/preview/1/x"] {
+        for path in [
+            "//", "/s", "/s/1/x", "/viewer.html", "/api", "/api/feed/x", "/api/streams/1", "healthz", "/api//feed",
+            "/api/preview/1/x",
+        ] {
             #expect(Route.parse(method: "GET", path: path) == .failure(.notFound), "\(path)")
         }
     }

@@ -67,7 +67,8 @@ enum ServeCommand {
         let store = PreviewStore(
             client: redis, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
-                replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds))
+                replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds),
+            eventLogLength: options.eventsHistory)
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
@@ -106,8 +107,15 @@ enum ServeCommand {
             context.diskFloor = FreeDiskFloor(path: localStore.root, minimumFree: options.minFreeDiskBytes)
         }
 
+        var eventSettings = FeedEvents.Settings()
+        eventSettings.heartbeatSeconds = Double(options.eventsHeartbeat)
+        let events = FeedEvents.serving(context, settings: eventSettings)
+        context.feedEvents = events
+        context.servesViewerPage = options.viewerPage
+        events.start()
+        defer { events.stop() }
         let changes = FeedChangeListener(
-            store: store, cache: context.feedCache, viewers: context.viewerCache,
+            store: store, cache: context.feedCache, viewers: context.viewerCache, events: events,
             nowMilliseconds: context.nowMilliseconds)
         changes.start()
         defer { changes.stop() }

@@ -65,6 +65,12 @@ public struct ServeOptions: Sendable, Equatable {
     public var minFreeDiskBytes: Int64 = 1 << 30
     /// The origins whose browser pages may call this server (`--cors-origins`); nil: no CORS.
     public var cors: CORSPolicy?
+    /// Whether `GET /` serves the viewer page (`--no-viewer-page` turns it off).
+    public var viewerPage = true
+    /// Seconds between heartbeats on the event streams (`--events-heartbeat`).
+    public var eventsHeartbeat: Int64 = 15
+    /// About how many events the Redis event log keeps (`--events-history`).
+    public var eventsHistory = 10_000
     /// Per-caller request limits by route class (`--rate-limit`).
     public var rateLimits = RateLimits.defaults
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
@@ -233,7 +239,7 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "CIDRs (10.0.0.0/8, fd00::/8), repeatable or comma-separated: when the peer is one of them, the client address (rate limits, request log) is the right-most X-Forwarded-For entry that is not (default: none; X-Forwarded-For ignored)",
                 repeats: true),
-        ] + StorageOptions.specs
+        ] + StorageOptions.specs + viewerSpecs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
     static let lifetimeSpecs = [
@@ -339,6 +345,7 @@ public struct ServeOptions: Sendable, Equatable {
         }
         serve.rateLimits = try rateLimits(options)
         serve.trustedProxies = try trustedProxies(options)
+        try parseViewers(options, into: &serve)
         return serve
     }
 

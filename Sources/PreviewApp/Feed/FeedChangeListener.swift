@@ -18,6 +18,8 @@ final class FeedChangeListener: Sendable {
     private let store: PreviewStore
     private let cache: FeedSnapshotCache
     private let viewers: ViewerHistoryCache?
+    /// Told when the event log has new entries (any process's), and after each (re)subscription.
+    private let events: FeedEvents?
     private let nowMilliseconds: @Sendable () -> Int64
     /// After this long without a message the channel is pinged; after twice this long without
     /// one the connection is taken for dead and the channels are subscribed again.
@@ -32,12 +34,13 @@ final class FeedChangeListener: Sendable {
     }
 
     init(
-        store: PreviewStore, cache: FeedSnapshotCache, viewers: ViewerHistoryCache?, idleSeconds: Double = 30,
-        nowMilliseconds: @escaping @Sendable () -> Int64
+        store: PreviewStore, cache: FeedSnapshotCache, viewers: ViewerHistoryCache?, events: FeedEvents? = nil,
+        idleSeconds: Double = 30, nowMilliseconds: @escaping @Sendable () -> Int64
     ) {
         self.store = store
         self.cache = cache
         self.viewers = viewers
+        self.events = events
         self.idleSeconds = idleSeconds
         self.nowMilliseconds = nowMilliseconds
     }
@@ -67,6 +70,7 @@ final class FeedChangeListener: Sendable {
                 failures = 0
                 counts.withLock { $0.subscriptions += 1 }
                 cache.expire()
+                events?.poke()
                 viewers?.listening(true)
                 try listen(on: connection)
                 viewers?.listening(false)
@@ -105,6 +109,10 @@ final class FeedChangeListener: Sendable {
             // `<origin> <subject>`; the subject may hold spaces.
             guard let space = text.firstIndex(of: " "), text[..<space] != store.origin else { return }
             viewers?.forget(subject: String(text[text.index(after: space)...]))
+            return
+        }
+        if FeedChange.isEventsMessage(text) {
+            events?.poke()  // this process's own entries too: one thread sends every event
             return
         }
         guard let change = FeedChange(message: text), change.origin != store.origin else { return }

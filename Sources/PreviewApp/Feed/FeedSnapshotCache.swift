@@ -26,6 +26,8 @@ final class FeedSnapshotCache: Sendable {
     private let store: PreviewStore
     private let maxAgeMilliseconds: Int64
     private let grid: ExpiryGrid
+    /// The window the feed's URLs are signed for: how long they stay valid.
+    var urlGrid: ExpiryGrid { grid }
     private let render: Render
     /// Read by every feed request; replaced only under `writer`.
     private let current = ReadMostly<FeedSnapshot?>(nil)

@@ -222,6 +222,101 @@ enum OpenAPIDocument {
                 '429': {$ref: '#/components/responses/RateLimited'}
                 '500': {$ref: '#/components/responses/Internal'}
                 '503': {$ref: '#/components/responses/Unavailable'}
+          /api/feed/events:
+            get:
+              tags: [feed]
+              operationId: feedEvents
+              summary: Live changes of the feed as server-sent events.
+              description: |
+                A text/event-stream that stays open: `preview` (data: a FeedItem, published or replaced,
+                with fresh signed URLs and the viewer flags false), `removed` (data: FeedRemovedEvent),
+                `likes` (data: FeedLikesEvent) and `reset` (data: {}: reload the feed, the log no longer
+                holds what the client missed). Each event has an `id`; a client that reconnects with
+                Last-Event-ID (or `lastEventId` in the query) first gets every event it missed. Comment
+                lines (`: keep-alive`) come every --events-heartbeat seconds. Anonymous: the events are
+                the same for every viewer. Counted once, when it opens, in the feed rate-limit class.
+              security: []
+              parameters:
+                - name: Last-Event-ID
+                  in: header
+                  description: The id of the last event the client got.
+                  schema:
+                    type: string
+                - name: lastEventId
+                  in: query
+                  description: The same, for a first connection that knows where it stopped.
+                  schema:
+                    type: string
+              responses:
+                '200':
+                  description: The event stream (chunked, until the client or the server closes it).
+                  headers:
+                    X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
+                    RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
+                    RateLimit: {$ref: '#/components/headers/RateLimit'}
+                    Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+                    Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+                  content:
+                    text/event-stream:
+                      schema:
+                        type: string
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /s/{streamId}:
+            parameters:
+              - $ref: '#/components/parameters/StreamIdPath'
+            get:
+              tags: [feed]
+              operationId: shareLink
+              summary: A share link of a live stream.
+              description: |
+                With Accept naming text/html (a browser, a link previewer): a page with Open Graph and
+                Twitter card tags (og:video, og:image, their type and size) and a player. Otherwise a 302
+                to the clip's signed URL. Cached at most 60 s and never past the URLs it carries.
+              security: []
+              responses:
+                '200':
+                  description: The share page.
+                  headers:
+                    X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share'}
+                  content:
+                    text/html:
+                      schema:
+                        type: string
+                '302':
+                  description: To the clip's signed URL.
+                  headers:
+                    X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                    Location: {$ref: '#/components/headers/Location'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share'}
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '404': {$ref: '#/components/responses/StreamNotLive'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /s/{streamId}/thumbnail:
+            parameters:
+              - $ref: '#/components/parameters/StreamIdPath'
+            get:
+              tags: [feed]
+              operationId: shareThumbnail
+              summary: A share link's thumbnail.
+              security: []
+              responses:
+                '302':
+                  description: To the thumbnail's signed URL.
+                  headers:
+                    X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                    Location: {$ref: '#/components/headers/Location'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share'}
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '404': {$ref: '#/components/responses/StreamNotLive'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
           /api/streams/{streamId}/like:
             parameters:
               - $ref: '#/components/parameters/StreamIdPath'
@@ -382,6 +477,16 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 const: private, no-cache
+            Cache-Control-Share:
+              description: Public, at most 60 s and never past the signed URLs the answer carries.
+              schema:
+                type: string
+                pattern: '^public, max-age=[0-9]+$'
+            Location:
+              description: Where the redirect goes (a signed object URL).
+              required: true
+              schema:
+                type: string
             Cache-Control-No-Cache:
               description: Revalidate before reuse.
               schema:
@@ -860,6 +965,26 @@ enum OpenAPIDocument {
                   maxItems: 100
                   items:
                     $ref: '#/components/schemas/FeedItem'
+            FeedRemovedEvent:
+              description: The data of a `removed` event of GET /api/feed/events.
+              type: object
+              additionalProperties: false
+              required: [streamId, previewVersion]
+              properties:
+                streamId:
+                  $ref: '#/components/schemas/Int64'
+                previewVersion:
+                  $ref: '#/components/schemas/Int64'
+            FeedLikesEvent:
+              description: The data of a `likes` event of GET /api/feed/events.
+              type: object
+              additionalProperties: false
+              required: [streamId, likes]
+              properties:
+                streamId:
+                  $ref: '#/components/schemas/Int64'
+                likes:
+                  $ref: '#/components/schemas/Int64'
             LikeResponse:
               type: object
               additionalProperties: false

@@ -47,6 +47,7 @@ struct MetricsHandler: Sendable {
             text.sample("streampreview_live_streams", Int64(snapshot.count))
         }
         metrics.redisGauges.render(into: &text, nowMilliseconds: nowMilliseconds)
+        if let events = context.feedEvents { events.render(into: &text, store: context.store) }
         return text.text
     }
 }

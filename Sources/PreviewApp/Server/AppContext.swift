@@ -37,6 +37,10 @@ struct AppContext: Sendable {
     var rateLimiting: RateLimiting?
     /// The proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`).
     var trustedProxies = TrustedProxies()
+    /// The live event streams of this process; nil: `GET /api/feed/events` is 404.
+    var feedEvents: FeedEvents?
+    /// Whether `GET /` serves the viewer page (`--no-viewer-page`).
+    var servesViewerPage = true
 
     /// The client address of a request when `--trusted-proxies` is set (the peer, or what the
     /// trusted proxies say they forwarded); nil without trusted proxies, when the client is the

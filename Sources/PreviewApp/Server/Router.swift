@@ -15,6 +15,10 @@ struct Router: HTTPResponder {
     let objects: ObjectHandlers?
     /// `GET /metrics` on this listener; nil when metrics have a listener of their own.
     let metrics: MetricsHandler?
+    let events: FeedEventsHandler
+    let shares: ShareHandler
+    /// The viewer page; nil with `--no-viewer-page`.
+    let viewerPage: ViewerPageHandler?
 
     init(context: AppContext, servesMetrics: Bool = true) {
         self.context = context
@@ -23,6 +27,9 @@ struct Router: HTTPResponder {
         feed = FeedHandler(context: context)
         streams = StreamHandlers(context: context)
         health = HealthHandlers(context: context)
+        events = FeedEventsHandler(events: context.feedEvents)
+        shares = ShareHandler(context: context)
+        viewerPage = context.servesViewerPage ? ViewerPageHandler(context: context) : nil
         objects = context.localStore.map { store in
             ObjectHandlers(
                 store: store, maxObjectBytes: max(context.policy.maxMovieBytes, context.policy.maxThumbnailBytes),
@@ -69,7 +76,9 @@ struct Router: HTTPResponder {
     static func needsCaller(_ route: Route) -> Bool {
         switch route {
         case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen: return true
-        case .health, .ready, .metrics, .feed, .object, .openAPIDocument: return false
+        case .health, .ready, .metrics, .feed, .object, .openAPIDocument, .feedEvents, .viewerPage, .share,
+            .shareThumbnail:
+            return false
         }
     }
 
@@ -92,7 +101,8 @@ struct Router: HTTPResponder {
     static func thread(for route: Route?) -> ResponderThread {
         guard let route else { return .connection }
         switch route {
-        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .openAPIDocument:
+        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .openAPIDocument,
+            .feedEvents, .viewerPage, .share, .shareThumbnail:
             return .connection
         // A scrape renders every metric family: a flood of them must not hold the I/O threads.
         case .metrics, .commitPreview, .object: return .worker
@@ -240,6 +250,12 @@ struct Router: HTTPResponder {
         case .unlike(let id): return try streams.like(request, streamId: id, liked: false)
         case .markSeen(let id): return try streams.seen(request, streamId: id)
         case .openAPIDocument: return OpenAPIHandler.document()
+        case .feedEvents: return try events.events(request)
+        case .viewerPage(let asset):
+            guard let viewerPage else { throw APIError(.notFound, "the viewer page is off (--no-viewer-page)") }
+            return viewerPage.answer(request, asset: asset)
+        case .share(let id): return try shares.share(request, streamId: id)
+        case .shareThumbnail(let id): return try shares.thumbnail(request, streamId: id)
         case .object(let method, _):
             guard let objects else { throw APIError(.notFound, "objects are not served by this process") }
             switch method {
@@ -278,10 +294,12 @@ struct Router: HTTPResponder {
     }
 
     /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects, not
-    /// the OpenAPI document, which is YAML whatever Accept says).
+    /// the OpenAPI document, which is YAML whatever Accept says, not the event stream, whose
+    /// client asks for `text/event-stream`, not pages).
     private static func isAPI(_ route: Route) -> Bool {
         switch route {
-        case .health, .ready, .metrics, .object, .openAPIDocument: return false
+        case .health, .ready, .metrics, .object, .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail:
+            return false
         case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
         }
     }

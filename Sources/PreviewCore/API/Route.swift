@@ -13,11 +13,27 @@ public enum Route: Sendable, Equatable {
     case markSeen(streamId: Int64)
     /// The API's OpenAPI 3.1 description (`GET /api/openapi.yaml`, proto/openapi.yaml).
     case openAPIDocument
+    /// Server-sent events of the live list (`GET /api/feed/events`).
+    case feedEvents
+    /// The viewer page and its files (`GET /`, `/viewer.js`, `/viewer.css`).
+    case viewerPage(ViewerAsset)
+    /// A share link: a page with link-preview tags for a browser, else a redirect to the clip
+    /// (`GET /s/{streamId}`).
+    case share(streamId: Int64)
+    /// A share link's thumbnail: a redirect (`GET /s/{streamId}/thumbnail`).
+    case shareThumbnail(streamId: Int64)
     /// The embedded local object store; `encodedKey` is the object key still percent-encoded as sent.
     case object(method: ObjectMethod, encodedKey: String)
 
     public enum ObjectMethod: String, Sendable {
         case get = "GET", head = "HEAD", put = "PUT", delete = "DELETE"
+    }
+
+    /// The files of the viewer page, by path.
+    public enum ViewerAsset: String, Sendable, CaseIterable {
+        case page = "/"
+        case script = "/viewer.js"
+        case style = "/viewer.css"
     }
 
     /// Prefix under which the local object store serves objects.
@@ -45,6 +61,10 @@ public enum Route: Sendable, Equatable {
         case "/api/preview/post": return only("POST", .postPreview)
         case "/api/preview/commit": return only("POST", .commitPreview)
         case "/api/openapi.yaml": return only("GET", .openAPIDocument)
+        case "/api/feed/events": return only("GET", .feedEvents)
+        case "/": return only("GET", .viewerPage(.page))
+        case "/viewer.js": return only("GET", .viewerPage(.script))
+        case "/viewer.css": return only("GET", .viewerPage(.style))
         default: break
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -64,6 +84,10 @@ public enum Route: Sendable, Equatable {
             }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "seen":
             return streamID(s[2]).flatMap { only("POST", .markSeen(streamId: $0)) }
+        case let s where s.count == 2 && s[0] == "s":
+            return streamID(s[1]).flatMap { only("GET", .share(streamId: $0)) }
+        case let s where s.count == 3 && s[0] == "s" && s[2] == "thumbnail":
+            return streamID(s[1]).flatMap { only("GET", .shareThumbnail(streamId: $0)) }
         default:
             return .failure(.notFound)
         }

@@ -26,6 +26,13 @@ public struct FeedChange: Sendable, Equatable {
         self.sequence = sequence
     }
 
+    /// The message that tells every process the event log has new entries (`FeedEvent`):
+    /// `<origin> events`. Not a change of the list: `init(message:)` reads it as nil.
+    public static func eventsMessage(origin: String) -> String { "\(origin) events" }
+
+    /// True for an `eventsMessage`.
+    public static func isEventsMessage(_ message: String) -> Bool { message.hasSuffix(" events") }
+
     /// The message up to the values, which the script appends: `<origin> <kind> <stream>`.
     public static func prefix(origin: String, kind: Kind, streamId: Int64) -> String {
         "\(origin) \(kind.rawValue) \(streamId)"

@@ -46,7 +46,8 @@ public struct CORSPolicy: Sendable, Equatable {
     /// The paths an anonymous caller may read, the reach of `*`: the API's description too, so an
     /// API explorer page on another origin can load it.
     static func isAnonymousRead(path: String) -> Bool {
-        path == "/api/feed" || path.hasPrefix(Route.objectsPrefix) || path == "/healthz" || path == "/readyz"
+        path == "/api/feed" || path == "/api/feed/events" || path.hasPrefix(Route.objectsPrefix) || path == "/healthz"
+            || path == "/readyz"
             || path == "/api/openapi.yaml"
     }
 

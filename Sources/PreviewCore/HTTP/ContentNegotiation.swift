@@ -58,6 +58,13 @@ public enum WireFormat: Sendable, Equatable {
         }
     }
 
+    /// Whether `Accept` names `text/html` with a weight above 0: a browser, or a link previewer
+    /// reading a page (share links answer those with a page, others with a redirect).
+    public static func acceptsHTML(_ accept: String?) -> Bool {
+        guard let accept, let ranges = MediaRange.parseList(accept) else { return false }
+        return ranges.contains { $0.kind == .html && $0.quality > 0 }
+    }
+
     /// The response format from `Accept` (RFC 9110 §12.5.1). Each format takes the weight (`q`,
     /// default 1) of the most specific range that matches it: its own name, then
     /// `application/*`, then `*/*`; `q=0` excludes it. The heavier format wins; on a tie, the one
@@ -130,6 +137,8 @@ struct MediaRange: Equatable {
         case applicationAny
         /// `*/*`
         case any
+        /// `text/html`, which only share links answer.
+        case html
         /// A valid `type/subtype` that is none of the above.
         case other
 
@@ -144,6 +153,8 @@ struct MediaRange: Equatable {
             else { return nil }
             if ASCII.equalIgnoringCase(essence, "application/json".utf8) {
                 self = .json
+            } else if ASCII.equalIgnoringCase(essence, "text/html".utf8) {
+                self = .html
             } else if WireFormat.protobufNames.contains(where: { ASCII.equalIgnoringCase(essence, $0.utf8) }) {
                 self = .protobuf
             } else if subtype.elementsEqual("*".utf8) {

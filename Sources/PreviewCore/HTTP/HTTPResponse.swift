@@ -5,6 +5,17 @@ public struct HTTPResponse: Sendable {
         /// `length` bytes of the file at `path` from `offset`: served by the adapter straight
         /// from the file descriptor (clips are megabytes; no copy through Swift arrays).
         case file(path: String, offset: UInt64, length: UInt64)
+        /// Bytes of unknown length written over time (chunked), such as server-sent events.
+        case stream(any ResponseStream)
+
+        public static func == (lhs: Body, rhs: Body) -> Bool {
+            switch (lhs, rhs) {
+            case (.bytes(let a), .bytes(let b)): return a == b
+            case (.file(let p1, let o1, let l1), .file(let p2, let o2, let l2)): return p1 == p2 && o1 == o2 && l1 == l2
+            case (.stream(let a), .stream(let b)): return a === b
+            default: return false
+            }
+        }
     }
 
     public var status: Int
@@ -22,6 +33,7 @@ public struct HTTPResponse: Sendable {
         switch body {
         case .bytes(let bytes): return UInt64(bytes.count)
         case .file(_, _, let length): return length
+        case .stream: return 0
         }
     }
 }

@@ -81,7 +81,8 @@ public struct RouteLabel: Sendable, Equatable {
             ("/api/feed", "GET"), ("/api/streams/{streamId}/like", "POST"), ("/api/streams/{streamId}/like", "DELETE"),
             ("/api/streams/{streamId}/seen", "POST"),
             ("/objects/{key}", "GET"), ("/objects/{key}", "HEAD"), ("/objects/{key}", "PUT"),
-            ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"),
+            ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"), ("/api/feed/events", "GET"),
+            ("/", "GET"), ("/viewer.{js,css}", "GET"), ("/s/{streamId}", "GET"), ("/s/{streamId}/thumbnail", "GET"),
         ] + otherMethods.map { ("other", $0) }
 
     static let otherMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "other"]
@@ -107,6 +108,11 @@ public struct RouteLabel: Sendable, Equatable {
         case .object(.put, _): self.init(12)
         case .object(.delete, _): self.init(13)
         case .openAPIDocument: self.init(14)
+        case .feedEvents: self.init(15)
+        case .viewerPage(.page): self.init(16)
+        case .viewerPage: self.init(17)
+        case .share: self.init(18)
+        case .shareThumbnail: self.init(19)
         }
     }
 

@@ -108,6 +108,9 @@ public struct RedisKeys: Sendable, Equatable {
     /// Pub/sub channel: a viewer's seen or liked state changed, `<origin> <subject>`, so other
     /// processes forget what they hold of it (`ViewerHistory`).
     public var viewerChanges: String { "\(prefix):{feed}:viewers" }
+    /// Stream (a Redis Stream, in a slot of its own): the event log viewers' event streams are
+    /// sent from and resumed with (`FeedEvent`), trimmed to about `--events-history` entries.
+    public var feedEvents: String { "\(prefix):{events}:log" }
     /// Sorted set: stream IDs whose garbage sets need a look, scored by when.
     public var sweepQueue: String { "\(prefix):{gc}:streams" }
     /// Sorted set: stream IDs of `sweepQueue`, scored by when they were last added.

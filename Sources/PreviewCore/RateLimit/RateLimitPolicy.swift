@@ -17,8 +17,9 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
         case .postPreview: self = .upload
         case .commitPreview: self = .commit
         case .like, .unlike, .markSeen, .deletePreview: self = .write
-        case .feed: self = .feed
-        case .health, .ready, .metrics, .object, .openAPIDocument: return nil
+        // An event stream is counted once, when it opens; a share link is an anonymous feed read.
+        case .feed, .feedEvents, .share, .shareThumbnail: self = .feed
+        case .health, .ready, .metrics, .object, .openAPIDocument, .viewerPage: return nil
         }
     }
 

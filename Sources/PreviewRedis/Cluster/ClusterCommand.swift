@@ -20,6 +20,9 @@ struct ClusterCommand {
         case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
             guard args.count > 3, let count = Int(args[2]), count > 0 else { return nil }
             return args[3]
+        case "XINFO":
+            // XINFO STREAM <key>: the subcommand comes first.
+            return args.count > 2 ? args[2] : nil
         case "PING", "ECHO", "PUBLISH", "SCRIPT", "FUNCTION", "INFO", "CLUSTER", "ASKING", "TIME", "DBSIZE",
             "SUBSCRIBE", "PSUBSCRIBE", "AUTH", "SELECT", "HELLO", "CLIENT", "CONFIG", "COMMAND", "WAIT", "MULTI",
             "EXEC", "DISCARD", "READONLY", "READWRITE", "FLUSHALL", "FLUSHDB", "SCAN", "KEYS", "RANDOMKEY":

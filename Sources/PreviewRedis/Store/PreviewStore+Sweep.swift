@@ -258,7 +258,11 @@ extension PreviewStore {
         }
         try Self.check(replies)
         for id in streamIds { try unindexIfGone(streamId: id) }
-        return replies.filter { ($0.int ?? 0) > 0 }.count
+        let removed = zip(streamIds, replies).compactMap { id, reply in
+            reply.int.flatMap { $0 > 0 ? FeedEvent.removed(streamId: id, version: $0) : nil }
+        }
+        recordEvents(removed)
+        return removed.count
     }
 
     // MARK: Upgrade

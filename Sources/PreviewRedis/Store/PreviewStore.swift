@@ -1,4 +1,5 @@
 public import PreviewCore
+import Synchronization
 
 /// Every Redis operation of the product, on one server's pool or a cluster. Multi-step changes of
 /// one stream run as the Lua scripts in `PreviewScripts`; the global indexes are maintained
@@ -10,6 +11,11 @@ public final class PreviewStore: Sendable {
     /// Replicas that must confirm each write the API acknowledges before it does.
     public let replicaWait: ReplicaWait
     let failpoints: Failpoints
+    /// About how many entries the event log keeps (`XADD ... MAXLEN ~`).
+    public let eventLogLength: Int
+    /// Events that could not be written to the log after their change was made (counted, not
+    /// thrown: the change stands, and a viewer who missed it sees it at the next reload).
+    let eventFailures = Atomic<Int>(0)
     /// Names this process in the feed changes it announces (random per store).
     public let origin = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
 
@@ -32,20 +38,23 @@ public final class PreviewStore: Sendable {
 
     public init(
         client: any RedisClient, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints()
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000
     ) {
         self.pool = client
         self.keys = keys
         self.replicaWait = replicaWait
         self.failpoints = failpoints
+        self.eventLogLength = max(1, eventLogLength)
     }
 
     /// A store on one server's pool (`RedisServerClient`).
     public convenience init(
         pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints()
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000
     ) {
-        self.init(client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints)
+        self.init(
+            client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints,
+            eventLogLength: eventLogLength)
     }
 
     /// PING, for readiness.
@@ -178,7 +187,9 @@ public final class PreviewStore: Sendable {
         }
         try failpoints.afterPublishScript?()
         try indexLive(streamId: id, expiresAt: stream.preview.expiresAt)
-        return status == "same" ? .alreadyPublished(stream) : .published(stream)
+        if status == "same" { return .alreadyPublished(stream) }
+        recordEvents([.preview(streamId: id, version: stream.preview.version)])
+        return .published(stream)
     }
 
     private func indexLive(streamId: Int64, expiresAt: Int64) throws {
@@ -209,6 +220,7 @@ public final class PreviewStore: Sendable {
         }
         try unindexIfGone(streamId: streamId)
         guard let version = removed.int, version > 0 else { return nil }
+        recordEvents([.removed(streamId: streamId, version: version)])
         return version
     }
 
@@ -330,18 +342,25 @@ public final class PreviewStore: Sendable {
         else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the like script: \(reply)")
         }
+        let count = LikeCount(likes: likes, version: version, sequence: sequence)
+        // The event rides in the same round trip; a failed one is counted, not thrown (below).
+        let event = eventCommands([.likes(streamId: streamId, count: count)])
         let replies = try pool.withConnection { connection in
-            let replies = try connection.pipeline([
-                [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
-                ["EXPIRE", keys.liked(subject), String(ttl)],
-                ["SCARD", keys.liked(subject)],
-                viewerChanged(subject),
-            ])
-            try Self.check(replies)
+            let replies = try connection.pipeline(
+                [
+                    [like ? "SADD" : "SREM", keys.liked(subject), String(streamId)],
+                    ["EXPIRE", keys.liked(subject), String(ttl)],
+                    ["SCARD", keys.liked(subject)],
+                    viewerChanged(subject),
+                ] + event)
+            try Self.check(Array(replies.prefix(4)))
             try replicaWait.confirm(on: connection)
             return replies
         }
-        return (LikeCount(likes: likes, version: version, sequence: sequence), Int(replies[2].int ?? 0))
+        if replies.dropFirst(4).contains(where: { if case .error = $0 { true } else { false } }) {
+            eventFailures.add(1, ordering: .relaxed)
+        }
+        return (count, Int(replies[2].int ?? 0))
     }
 
     /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash

@@ -19,10 +19,12 @@ public func fuzzRoute(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case .object(let objectMethod, let encodedKey):
             check(objectMethod.rawValue == method, "object route \(objectMethod) for method \(method)")
             check(Route.objectsPrefix + encodedKey == path, "object key \(encodedKey) is not the rest of \(path)")
-        case .deletePreview(let id), .like(let id), .unlike(let id), .markSeen(let id):
+        case .deletePreview(let id), .like(let id), .unlike(let id), .markSeen(let id), .share(let id),
+            .shareThumbnail(let id):
             check(id > 0, "stream id \(id) from \(path)")
             check(path.split(separator: "/").contains { StreamID.parse(String($0)) == id }, "id \(id) not in \(path)")
-        case .health, .ready, .metrics, .postPreview, .commitPreview, .feed, .openAPIDocument:
+        case .health, .ready, .metrics, .postPreview, .commitPreview, .feed, .openAPIDocument, .feedEvents,
+            .viewerPage:
             break
         }
     case .failure(.methodNotAllowed(let allowed)):

@@ -1,0 +1,131 @@
+import PreviewCore
+
+/// `GET /s/{streamId}` and `/s/{streamId}/thumbnail`: links to a live stream that people paste
+/// into chats. A browser (`Accept: text/html`) gets a small page with Open Graph and Twitter
+/// card tags, so the chat shows the preview, and a player; anything else, and the thumbnail
+/// link, a 302 to the object's signed URL. 404 `stream_not_live` when there is no live
+/// preview. Cached no longer than the URLs they carry stay valid, and at most a minute, since a
+/// new preview replaces them.
+struct ShareHandler: Sendable {
+    let context: AppContext
+
+    func share(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
+        let (item, lifetime) = try liveItem(streamId)
+        if WireFormat.acceptsHTML(request.headers["Accept"]) {
+            var headers = cacheHeaders(lifetime)
+            headers.add("Content-Type", "text/html; charset=utf-8")
+            headers.add("Vary", "Accept")
+            headers.add("Content-Security-Policy", Self.policy(item))
+            headers.add("X-Content-Type-Options", "nosniff")
+            headers.add("Referrer-Policy", "no-referrer")
+            return HTTPResponse(status: 200, headers: headers, body: .bytes(Array(Self.page(item).utf8)))
+        }
+        return redirect(to: item.movieUrl, lifetime: lifetime, varies: true)
+    }
+
+    func thumbnail(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
+        let (item, lifetime) = try liveItem(streamId)
+        return redirect(to: item.thumbnailUrl, lifetime: lifetime, varies: false)
+    }
+
+    /// The stream's item with URLs minted now, and how many seconds an answer built on them may
+    /// be kept.
+    private func liveItem(_ streamId: Int64) throws -> (FeedItem, Int64) {
+        let now = context.now
+        guard let stream = try context.store.liveStream(streamId: streamId), stream.preview.expiresAt > now else {
+            throw APIError(.streamNotLive, "stream \(streamId) has no live preview", target: "streamId")
+        }
+        let item = try context.feedItem(stream, seen: false, liked: false, now: now)
+        let urlsValid = context.feedCache.urlGrid.expiry(at: now) - now
+        return (item, max(0, min(Self.maxAgeSeconds, urlsValid, stream.preview.expiresAt - now)))
+    }
+
+    static let maxAgeSeconds: Int64 = 60
+
+    private func cacheHeaders(_ lifetime: Int64) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add("Cache-Control", "public, max-age=\(lifetime)")
+        return headers
+    }
+
+    private func redirect(to url: String, lifetime: Int64, varies: Bool) -> HTTPResponse {
+        var headers = cacheHeaders(lifetime)
+        headers.add("Location", url)
+        if varies { headers.add("Vary", "Accept") }
+        return HTTPResponse(status: 302, headers: headers)
+    }
+
+    private static func policy(_ item: FeedItem) -> String {
+        let origins = ["'self'"] + [item.movieUrl, item.thumbnailUrl].compactMap(ViewerPageHandler.origin(of:))
+        let objects = Array(Set(origins)).sorted().joined(separator: " ")
+        return "default-src 'none'; style-src 'self'; img-src \(objects); media-src \(objects); base-uri 'none'; "
+            + "form-action 'none'"
+    }
+
+    /// The page: link-preview tags in its head, the clip playing in its body.
+    static func page(_ item: FeedItem) -> String {
+        let title = "Stream \(item.streamId) is live"
+        let movie = HTMLText.attribute(item.movieUrl)
+        let thumbnail = HTMLText.attribute(item.thumbnailUrl)
+        let size = item.width > 0 && item.height > 0
+        var meta = [
+            ("property", "og:type", "video.other"), ("property", "og:title", title),
+            ("property", "og:image", item.thumbnailUrl), ("property", "og:video", item.movieUrl),
+            ("property", "og:video:type", "video/mp4"),
+            ("name", "twitter:card", "summary_large_image"), ("name", "twitter:title", title),
+            ("name", "twitter:image", item.thumbnailUrl),
+        ]
+        if item.movieUrl.hasPrefix("https://") { meta.append(("property", "og:video:secure_url", item.movieUrl)) }
+        if size {
+            meta += [
+                ("property", "og:video:width", String(item.width)),
+                ("property", "og:video:height", String(item.height)),
+                ("property", "og:image:width", String(item.width)),
+                ("property", "og:image:height", String(item.height)),
+            ]
+        }
+        let tags = meta.map { "<meta \($0.0)=\"\($0.1)\" content=\"\(HTMLText.attribute($0.2))\">" }
+        let dimensions = size ? " width=\"\(item.width)\" height=\"\(item.height)\"" : ""
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTMLText.escape(title))</title>
+            \(tags.joined(separator: "\n"))
+            <link rel="stylesheet" href="/viewer.css">
+            </head>
+            <body class="share">
+            <main>
+            <h1>\(HTMLText.escape(title))</h1>
+            <video src="\(movie)" poster="\(thumbnail)"\(dimensions) autoplay muted loop playsinline controls></video>
+            <p><a href="/">All live streams</a></p>
+            </main>
+            </body>
+            </html>
+
+            """
+    }
+}
+
+/// Text made safe for HTML.
+enum HTMLText {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func attribute(_ text: String) -> String { escape(text) }
+}
