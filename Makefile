@@ -44,7 +44,7 @@ format:
 # and the manifests' settings against the built binary's --help, so it runs after the build).
 # scripts/test-replicas.sh runs the end-to-end suites again through nginx in front of two serve replicas.
 # scripts/test-browser.sh drives Debian's Chromium headless (selenium) on pages of other loopback
-# origins against serve --cors-origins (about 10 s once its venv exists).
+# origins against serve --cors-origins, then the viewer page at / against a serve with live streams.
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
 # scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
 test: test-deps lint

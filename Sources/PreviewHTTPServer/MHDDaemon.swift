@@ -578,11 +578,29 @@ private func streamResponse(_ stream: any ResponseStream, on connection: OpaqueP
         Unmanaged<StreamingResponse>.fromOpaque(retained).release()
         return nil
     }
+    // A stream stays open for hours: its socket buffers at most `streamSendBuffer` in the kernel
+    // (Linux would grow it to megabytes for a client that does not read), so such a client
+    // reaches the stream's own bound and is dropped.
+    let socket = CShims_mhd_connection_fd(connection)
+    if socket >= 0 {
+        var size = streamSendBuffer
+        // A refused size only leaves the kernel's default: the stream's own bound still holds.
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     let suspended = SuspendedConnection(pointer: connection)
-    stream.start { MHD_resume_connection(suspended.pointer) }
+    let deadline = connectionDeadline(of: connection)
+    stream.start(
+        wake: { MHD_resume_connection(suspended.pointer) },
+        // Due at once: the watchdog shuts the socket down at its next tick (it holds the socket
+        // until MHD reports the connection closed, so never a reused descriptor), then MHD
+        // closes the connection like any other.
+        abort: { deadline?.set(0) })
     if !streams.add(stream) { stream.end() }  // the server is stopping
     return made
 }
+
+/// The send buffer of a streamed answer's socket (Linux doubles it for its bookkeeping).
+private let streamSendBuffer: Int32 = 32 * 1024
 
 /// What MHD's stream callbacks reach through their context pointer. `@unchecked Sendable`:
 /// the connection pointer is only used by the stream's own calls, which MHD allows from any thread.

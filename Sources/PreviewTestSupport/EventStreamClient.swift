@@ -34,12 +34,18 @@ public final class EventStreamClient {
     public private(set) var retryMilliseconds: Int?
     private let readTimeoutSeconds: Int
 
-    public init(_ url: String, headers extra: [(String, String)] = [], readTimeoutSeconds: Int = 30) throws {
+    /// `receiveBuffer` shrinks the socket's receive buffer (a client that reads little).
+    public init(
+        _ url: String, headers extra: [(String, String)] = [], readTimeoutSeconds: Int = 30, receiveBuffer: Int32? = nil
+    ) throws {
         self.readTimeoutSeconds = readTimeoutSeconds
         let target = try RawHTTPTarget(url)
         let socket = try RawSocket.connect(host: target.host, port: target.port)
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let head = target.head("GET", [("Accept", "text/event-stream")] + extra)
         let sent = head.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == head.count else {

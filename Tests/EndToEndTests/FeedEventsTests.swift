@@ -116,6 +116,30 @@ struct FeedEventsTests {
         for client in clients { #expect(try client.closedByServer()) }
     }
 
+    @Test("A client that stops reading is dropped once its events pass the bound; the others go on")
+    func clientThatDoesNotReadIsDropped() throws {
+        // --idle-timeout 600: the bound drops the client, not the lack of progress.
+        let service = try ServiceProcess(arguments: ["--idle-timeout", "600"])
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let ann = try service.token(sub: "ann", role: "viewer")
+        try api.publish(streamId: 42, token: sam)
+        let stalled = try EventStreamClient(service.baseURL + "/api/feed/events", receiveBuffer: 4096)
+        let reader = try EventStreamClient(service.baseURL + "/api/feed/events")
+        #expect(eventually(within: 30) { (try? api.metricValue("streampreview_event_streams_open")) == "2" })
+        // About 80 bytes an event: 5,000 are far over the 64 KiB bound plus what the sockets hold
+        // (the server caps a stream's send buffer; the client's receive buffer is 4 KiB).
+        for index in 0..<5000 {
+            #expect(try api.send(index % 2 == 0 ? "POST" : "DELETE", "/api/streams/42/like", token: ann).status == 200)
+            // The reading client keeps up: it gets every event.
+            #expect(try reader.next().name == "likes")
+        }
+        #expect(eventually(within: 60) { (try? api.metricValue("streampreview_event_streams_open")) == "1" })
+        #expect(try api.send("POST", "/api/streams/42/like", token: ann).status == 200)
+        #expect(try reader.next().data == #"{"streamId":"42","likes":"1"}"#)
+        _ = stalled
+    }
+
     @Test("A client that goes away is forgotten: the open-streams gauge goes back down")
     func clientLeaves() throws {
         let service = try ServiceProcess(arguments: ["--events-heartbeat", "1"])

@@ -26,7 +26,7 @@ struct EventStreamConnectionTests {
         let closed = Mutex(0)
         let stream = EventStreamConnection(maxPendingBytes: 1 << 16) { _ in closed.withLock { $0 += 1 } }
         let wakes = Mutex(0)
-        stream.start { wakes.withLock { $0 += 1 } }
+        stream.start(wake: { wakes.withLock { $0 += 1 } }, abort: {})
         var suspended = 0
         #expect(drain(stream, suspended: &suspended).last == .waiting)
         #expect(suspended == 1 && wakes.withLock { $0 } == 0)
@@ -48,11 +48,13 @@ struct EventStreamConnectionTests {
     @Test("A client that does not read is failed once its bytes waiting pass the bound, and holds nothing")
     func slowClientIsDropped() {
         let stream = EventStreamConnection(maxPendingBytes: 1000) { _ in }
-        stream.start {}
+        let aborts = Mutex(0)
+        stream.start(wake: {}, abort: { aborts.withLock { $0 += 1 } })
         var sent = 0
         while stream.send(event: [UInt8](repeating: 65, count: 100), id: id(UInt64(sent + 1))) { sent += 1 }
         #expect(sent == 10)
         #expect(stream.hasFailed && stream.pendingBytes == 0)
+        #expect(aborts.withLock { $0 } == 1, "its connection is cut off at once")
         var suspended = 0
         #expect(drain(stream, suspended: &suspended).last == .failed)
     }
@@ -60,7 +62,7 @@ struct EventStreamConnectionTests {
     @Test("Live events that arrive during a replay are sent after it, only when newer than what it sent")
     func replayThenLive() {
         let stream = EventStreamConnection(maxPendingBytes: 1 << 16) { _ in }
-        stream.start {}
+        stream.start(wake: {}, abort: {})
         stream.beginReplay(after: id(1))
         #expect(stream.send(event: Array("live2\n".utf8), id: id(2)))  // also in the replay
         #expect(stream.send(event: Array("live4\n".utf8), id: id(4)))
@@ -75,7 +77,7 @@ struct EventStreamConnectionTests {
     @Test("A reset replaces the replay and is sent whatever its ID")
     func resetIsAlwaysSent() {
         let stream = EventStreamConnection(maxPendingBytes: 1 << 16) { _ in }
-        stream.start {}
+        stream.start(wake: {}, abort: {})
         stream.beginReplay(after: id(90))
         stream.endReplay([(id(5), ServerSentEvents.reset(id: id(5)))], reset: true)
         var suspended = 0

@@ -17,6 +17,7 @@ final class EventStreamConnection: ResponseStream {
         var offset = 0
         var pendingBytes = 0
         var wake: (@Sendable () -> Void)?
+        var abort: (@Sendable () -> Void)?
         var waiting = false
         var ended = false
         var failed = false
@@ -82,8 +83,10 @@ final class EventStreamConnection: ResponseStream {
     private static func enqueue(_ bytes: [UInt8], into state: inout State, limit: Int) -> Bool {
         guard !state.closed, !state.ended, !state.failed else { return false }
         if state.pendingBytes + bytes.count > limit {
-            // It does not read: drop what waits and close its connection at the next read.
+            // It does not read: drop what waits and cut the connection off now (MHD would never ask
+            // this stream for bytes again while the socket stays full).
             state.failed = true
+            state.abort?()
             state.chunks = []
             state.head = 0
             state.offset = 0
@@ -104,8 +107,11 @@ final class EventStreamConnection: ResponseStream {
 
     // MARK: ResponseStream
 
-    func start(wake: @escaping @Sendable () -> Void) {
-        state.withLock { $0.wake = wake }
+    func start(wake: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.wake = wake
+            state.abort = abort
+        }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> ResponseStreamRead {
@@ -155,6 +161,7 @@ final class EventStreamConnection: ResponseStream {
         state.withLock { state in
             state.closed = true
             state.wake = nil
+            state.abort = nil
             state.chunks = []
             state.held = []
             state.pendingBytes = 0

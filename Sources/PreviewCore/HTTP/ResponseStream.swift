@@ -2,13 +2,15 @@
 /// whenever the connection can take more, and parks the connection, holding no thread, while
 /// the stream has none. The stream wakes it when bytes arrive or it ends.
 ///
-/// Contract with the server adapter: `start(wake:)` once, before the first `read`; `read` only
+/// Contract with the server adapter: `start(wake:abort:)` once, before the first `read`; `read` only
 /// from the connection's thread; `wake` called by the stream at most once per `.waiting` answer
 /// and only after the `suspend` of that `read` ran (both under the stream's own lock, so a
 /// wake never overtakes its suspend); `end()` may come from any thread; `closed()` exactly once
 /// when the server is done with the response, however the connection ended.
 public protocol ResponseStream: AnyObject, Sendable {
-    func start(wake: @escaping @Sendable () -> Void)
+    /// `abort` closes the connection at once, from any thread (a client that does not read is
+    /// never called back for bytes, so it is cut off instead of asked).
+    func start(wake: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void)
     /// Copies up to `buffer.count` bytes into `buffer`. On `.waiting` the stream has called
     /// `suspend` and will call `wake` once it has bytes or has ended.
     func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> ResponseStreamRead
