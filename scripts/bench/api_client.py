@@ -53,14 +53,14 @@ def parallel(function, items, workers=16):
 
 
 
-def upload_and_commit(server, token, stream_id):
-    """What an uploader app does: ask for two signed PUT URLs, PUT both objects, commit."""
-    auth = {"Authorization": "Bearer " + token}
+def upload(server, token, stream_id):
+    """The first half of an uploader app's work: ask for two signed PUT URLs and PUT both objects;
+    returns the upload ID, for a commit (or none: an abandoned upload)."""
+    auth = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
     request = json.dumps({
         "streamId": str(stream_id), "movieBytes": len(MOVIE), "thumbnailBytes": len(THUMBNAIL),
         "movieContentType": "video/mp4", "thumbnailContentType": "image/jpeg"}).encode()
-    status, _, body = http(
-        "POST", server.base + "/api/preview/post", request, dict(auth, **{"Content-Type": "application/json"}))
+    status, _, body = http("POST", server.base + "/api/preview/post", request, auth)
     expect(status, (200,), "POST /api/preview/post", body)
     answer = json.loads(body)
     for url, headers, data in (
@@ -69,9 +69,15 @@ def upload_and_commit(server, token, stream_id):
     ):
         status, _, reply = http("PUT", url, data, dict(headers))
         expect(status, (200, 201, 204), "PUT " + url, reply)
-    commit = json.dumps({"streamId": str(stream_id), "uploadId": answer["uploadId"]}).encode()
+    return answer["uploadId"]
+
+
+def upload_and_commit(server, token, stream_id):
+    """What an uploader app does: ask for two signed PUT URLs, PUT both objects, commit."""
+    commit = json.dumps({"streamId": str(stream_id), "uploadId": upload(server, token, stream_id)}).encode()
     status, _, body = http(
-        "POST", server.base + "/api/preview/commit", commit, dict(auth, **{"Content-Type": "application/json"}))
+        "POST", server.base + "/api/preview/commit", commit,
+        {"Authorization": "Bearer " + token, "Content-Type": "application/json"})
     expect(status, (200,), "POST /api/preview/commit", body)
 
 

@@ -15,8 +15,10 @@ BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (default 600), BENCH_PR
 stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent background
 commits there, default 16: twice serve's 8 worker threads).
 
-The workloads are in feed_workloads.py, upload_workloads.py, scale_workloads.py and
-rate_limit_workloads.py, on the servers of fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
+The workloads are in feed_workloads.py, upload_workloads.py, scale_workloads.py,
+rate_limit_workloads.py and event_workloads.py (GET /api/feed/events: 2,000 streams' delivery
+and RSS, resuming with Last-Event-ID, the feed beside 2,000 open streams), on the servers of
+fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
 media.py, tokens.py, services.py, load.py, results.py, report.py and perf_profile.py (sweep.py
 uses several of them too).
 
@@ -30,6 +32,7 @@ import signal
 import sys
 
 from children import stop_all
+from event_workloads import EventWorkloads
 from feed_workloads import FeedWorkloads
 from fixtures import Fixtures
 from perf_profile import Profiling
@@ -43,10 +46,11 @@ from upload_workloads import UploadWorkloads
 WORKLOADS = [
     "feed", "feed-anon", "healthz", "feed-mixed", "upload-local", "memory",
     "feed-scale", "upload-s3", "feed-slow-storage", "upload-gcs-rsa", "rate-limit-feed", "rate-limit-burst",
+    "events-fanout", "events-resume", "events-feed",
 ]
 
 
-class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, RateLimitWorkloads, Profiling, Fixtures):
+class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, RateLimitWorkloads, EventWorkloads, Profiling, Fixtures):
     """Every workload as run_<name> (name with - as _), on the servers Fixtures starts."""
 
 

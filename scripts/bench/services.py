@@ -37,7 +37,11 @@ class Server:
         self.name = name
         self.data = WORK / name
         discard(self.data)
-        command = [BINARY, "serve", "--port", "0", "--data-dir", self.data, *SERVER_FLAGS, *extra_flags]
+        # A flag of extra_flags replaces SERVER_FLAGS' (serve refuses a flag given twice).
+        given = {str(flag) for flag in extra_flags}
+        defaults = [part for flag, value in zip(SERVER_FLAGS[::2], SERVER_FLAGS[1::2]) if flag not in given
+                    for part in (flag, value)]
+        command = [BINARY, "serve", "--port", "0", "--data-dir", self.data, *defaults, *extra_flags]
         env = tokens.environment()
         env.update(environment or {})
         log("starting %s: %s" % (name, " ".join(map(str, command[1:]))))

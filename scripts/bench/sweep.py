@@ -44,9 +44,8 @@ import time
 import urllib.parse
 
 import report_sections
-from api_client import expect, http, parallel, upload_and_commit
+from api_client import expect, http, parallel, upload, upload_and_commit
 from children import spawn, stop, stop_all
-from media import MOVIE, THUMBNAIL
 from report import machine, run_header
 from services import Server
 from settings import BINARY, ROOT, WORK, log
@@ -179,17 +178,7 @@ class Moto:
 
 def abandon_upload(server, token, stream_id):
     """An uploader that gives up: upload URLs issued, both objects PUT, never committed."""
-    auth = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-    request = json.dumps({
-        "streamId": str(stream_id), "movieBytes": len(MOVIE), "thumbnailBytes": len(THUMBNAIL),
-        "movieContentType": "video/mp4", "thumbnailContentType": "image/jpeg"}).encode()
-    status, _, body = http("POST", server.base + "/api/preview/post", request, auth)
-    expect(status, (200,), "POST /api/preview/post", body)
-    answer = json.loads(body)
-    for url, headers, data in ((answer["movieBodyUrl"], answer["movieHeaders"], MOVIE),
-                               (answer["movieThumbnailBodyUrl"], answer["thumbnailHeaders"], THUMBNAIL)):
-        status, _, reply = http("PUT", url, data, dict(headers))
-        expect(status, (200, 201, 204), "PUT " + url, reply)
+    upload(server, token, stream_id)
 
 
 def seed_garbage(server, tokens, stream_ids, replacements, abandoned):

@@ -8,7 +8,7 @@ extension ServeOptions {
         OptionSpec(
             flag: "events-heartbeat", environment: "STREAMPREVIEW_EVENTS_HEARTBEAT",
             help:
-                "seconds between heartbeat comments on GET /api/feed/events, which keep proxies from closing quiet streams and find clients that left (default 15)"
+                "seconds between heartbeat comments on GET /api/feed/events, which keep proxies from closing quiet streams and find clients that left, within two (default 15)"
         ),
         OptionSpec(
             flag: "events-history", environment: "STREAMPREVIEW_EVENTS_HISTORY",

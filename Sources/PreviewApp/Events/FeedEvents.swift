@@ -12,7 +12,8 @@ import Synchronization
 /// told to `reset` when the log no longer holds what it missed.
 final class FeedEvents: Sendable {
     struct Settings: Sendable {
-        /// Seconds between heartbeat comments (and the longest a client that left goes unnoticed).
+        /// Seconds between heartbeat comments. A client that left is noticed within two: a
+        /// suspended connection is not watched, and the first write after it closed still succeeds.
         var heartbeatSeconds = 15.0
         /// Bytes one stream may have waiting before its client is taken as not reading and dropped.
         var maxPendingBytes = 64 * 1024
