@@ -3,7 +3,9 @@
 # pinned selenium (scripts/browser/setup-venv.sh, .build/browser-venv), against
 # `streampreview serve --cors-origins` on loopback (scripts/browser/drive.py: a page on the
 # listed origin uploads, commits, reads the feed and plays the clip to its end; the same page on
-# an origin not listed fails at its first fetch). About a minute.
+# an origin not listed fails at its first fetch); then the viewer page that serve itself serves at
+# / (scripts/browser/viewer.py: the strip of live streams, round-robin play, live events, likes and
+# seen marks, CSP). About a minute.
 # Builds nothing: run `swift build` first (uses .build/debug/streampreview, or $STREAMPREVIEW_BINARY).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,4 +16,7 @@ for tool in /usr/bin/chromium /usr/bin/chromedriver; do
   [ -x "$tool" ] || { echo "test-browser.sh: $tool is missing" >&2; exit 69; }
 done
 "$repo/scripts/browser/setup-venv.sh"
-exec timeout --kill-after=10 300 "$repo/.build/browser-venv/bin/python" -B "$repo/scripts/browser/drive.py" "$binary"
+python="$repo/.build/browser-venv/bin/python"
+timeout --kill-after=10 300 "$python" -B "$repo/scripts/browser/drive.py" "$binary"
+# The viewer page served at / (scripts/browser/viewer.py): strip, round robin, live events, likes.
+timeout --kill-after=10 300 "$python" -B "$repo/scripts/browser/viewer.py" "$binary"

@@ -90,6 +90,14 @@ struct ShareAndViewerPageTests {
         }
     }
 
+    @Test("/favicon.ico is 204, kept a day, so browsers stop asking and log no error")
+    func favicon() throws {
+        let service = try ServiceProcess()
+        let reply = try APIClient(service).send("GET", "/favicon.ico")
+        #expect(reply.status == 204)
+        #expect(reply.headers["Cache-Control"] == "public, max-age=86400")
+    }
+
     @Test("--no-viewer-page turns the page off")
     func viewerPageOff() throws {
         let service = try ServiceProcess(arguments: ["--no-viewer-page"])

@@ -21,6 +21,7 @@ import Testing
         ("GET", "/", .viewerPage(.page)),
         ("GET", "/viewer.js", .viewerPage(.script)),
         ("GET", "/viewer.css", .viewerPage(.style)),
+        ("GET", "/favicon.ico", .viewerPage(.icon)),
         ("GET", "/s/41", .share(streamId: 41)),
         ("GET", "/s/41/thumbnail", .shareThumbnail(streamId: 41)),
     ])

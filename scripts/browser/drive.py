@@ -66,16 +66,17 @@ def static_server(directory):
 
 
 class Serve:
-    """`streampreview serve` on a free loopback port; its stderr (the request log) in a file."""
+    """`streampreview serve` on a free loopback port with `arguments` added; its stderr (the
+    request log) in a file."""
 
-    def __init__(self, binary, data_dir, allowed_origin, log_path):
+    def __init__(self, binary, data_dir, log_path, arguments=()):
         self.binary = binary
         self.data_dir = data_dir
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.process = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
-             "--cors-origins", allowed_origin, "--sweep-interval", "0", "--shutdown-timeout", "2"],
+             "--sweep-interval", "0", "--shutdown-timeout", "2", *arguments],
             stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL)
         self.base = None
         ready = threading.Event()
@@ -206,7 +207,8 @@ def main():
         allowed_server, allowed_origin = static_server(site)
         blocked_server, blocked_origin = static_server(site)
         servers = [allowed_server, blocked_server]
-        serve = Serve(binary, os.path.join(work, "data"), allowed_origin, os.path.join(work, "serve.log"))
+        serve = Serve(binary, os.path.join(work, "data"), os.path.join(work, "serve.log"),
+                      ["--cors-origins", allowed_origin])
         print(f"test-browser: serve at {serve.base}, pages at {allowed_origin} (listed) and {blocked_origin}",
               file=sys.stderr)
         driver = browser(os.path.join(work, "profile"), os.path.join(work, "chromedriver.log"))

@@ -1,7 +1,7 @@
 import PreviewCore
 import PreviewCrypto
 
-/// `GET /`, `/viewer.js`, `/viewer.css`: the viewer page (`ViewerPageFiles`, compiled in), with
+/// `GET /`, `/viewer.js`, `/viewer.css` (and `/favicon.ico`, 204): the viewer page (`ViewerPageFiles`, compiled in), with
 /// an ETag each and a Content-Security-Policy that lets the page load its own files, call this
 /// server, and show objects from where the store's URLs point, and nothing else.
 struct ViewerPageHandler: Sendable {
@@ -37,12 +37,17 @@ struct ViewerPageHandler: Sendable {
             case .page: return file(ViewerPageFiles.page, "text/html; charset=utf-8")
             case .script: return file(ViewerPageFiles.script, "text/javascript; charset=utf-8")
             case .style: return file(ViewerPageFiles.style, "text/css; charset=utf-8")
+            case .icon: return file("", "image/x-icon")  // answered 204 below
             }
         }
         self.objectOrigins = objectOrigins
     }
 
     func answer(_ request: HTTPRequest, asset: Route.ViewerAsset) -> HTTPResponse {
+        if asset == .icon {
+            // No icon: a day's 204 keeps browsers from asking on every page (and from logging a 404).
+            return HTTPResponse(status: 204, headers: HTTPHeaders([("Cache-Control", "public, max-age=86400")]))
+        }
         let file = files[Route.ViewerAsset.allCases.firstIndex(of: asset) ?? 0]
         var headers = HTTPHeaders()
         headers.add("Content-Type", file.type)

@@ -15,7 +15,7 @@ public enum Route: Sendable, Equatable {
     case openAPIDocument
     /// Server-sent events of the live list (`GET /api/feed/events`).
     case feedEvents
-    /// The viewer page and its files (`GET /`, `/viewer.js`, `/viewer.css`).
+    /// The viewer page and its files (`GET /`, `/viewer.js`, `/viewer.css`, `/favicon.ico`).
     case viewerPage(ViewerAsset)
     /// A share link: a page with link-preview tags for a browser, else a redirect to the clip
     /// (`GET /s/{streamId}`).
@@ -34,6 +34,8 @@ public enum Route: Sendable, Equatable {
         case page = "/"
         case script = "/viewer.js"
         case style = "/viewer.css"
+        /// Browsers ask for it by themselves: answered 204, so they stop asking (and log no error).
+        case icon = "/favicon.ico"
     }
 
     /// Prefix under which the local object store serves objects.
@@ -65,6 +67,7 @@ public enum Route: Sendable, Equatable {
         case "/": return only("GET", .viewerPage(.page))
         case "/viewer.js": return only("GET", .viewerPage(.script))
         case "/viewer.css": return only("GET", .viewerPage(.style))
+        case "/favicon.ico": return only("GET", .viewerPage(.icon))
         default: break
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)

@@ -82,7 +82,7 @@ public struct RouteLabel: Sendable, Equatable {
             ("/api/streams/{streamId}/seen", "POST"),
             ("/objects/{key}", "GET"), ("/objects/{key}", "HEAD"), ("/objects/{key}", "PUT"),
             ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"), ("/api/feed/events", "GET"),
-            ("/", "GET"), ("/viewer.{js,css}", "GET"), ("/s/{streamId}", "GET"), ("/s/{streamId}/thumbnail", "GET"),
+            ("/", "GET"), ("/{viewer file}", "GET"), ("/s/{streamId}", "GET"), ("/s/{streamId}/thumbnail", "GET"),
         ] + otherMethods.map { ("other", $0) }
 
     static let otherMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "other"]
