@@ -98,6 +98,31 @@ struct FeedEventsTests {
         }
     }
 
+    @Test("2,000 open event streams each get a commit's preview event")
+    func twoThousandStreams() throws {
+        let service = try ServiceProcess(arguments: ["--max-connections", "2100", "--max-connections-per-ip", "2100"])
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let clients = try (0..<2000).map { _ in try EventStreamClient(service.baseURL + "/api/feed/events") }
+        let published = try api.publish(streamId: 42, token: sam)
+        var delivered = 0
+        for client in clients {
+            let event = try client.next()
+            guard event.name == "preview" else { continue }
+            let item = try FeedItem(json: Array(event.data.utf8))
+            if item.streamId == 42, item.previewVersion == published.previewVersion { delivered += 1 }
+        }
+        #expect(delivered == 2000)
+    }
+
+    @Test("The per-address connection limit counts event streams: one over it is refused")
+    func perAddressLimit() throws {
+        let service = try ServiceProcess(arguments: ["--max-connections-per-ip", "3"])
+        let held = try (0..<3).map { _ in try EventStreamClient(service.baseURL + "/api/feed/events") }
+        #expect(held.allSatisfy { $0.status == 200 })
+        #expect(throws: (any Error).self) { _ = try EventStreamClient(service.baseURL + "/api/feed/events") }
+    }
+
     @Test("Heartbeat comments arrive on a quiet stream")
     func heartbeats() throws {
         let service = try ServiceProcess(arguments: ["--events-heartbeat", "1"])
