@@ -65,8 +65,8 @@ struct ShareHandler: Sendable {
     /// The page: link-preview tags in its head, the clip playing in its body.
     static func page(_ item: FeedItem) -> String {
         let title = "Stream \(item.streamId) is live"
-        let movie = HTMLText.attribute(item.movieUrl)
-        let thumbnail = HTMLText.attribute(item.thumbnailUrl)
+        let movie = HTMLText.escape(item.movieUrl)
+        let thumbnail = HTMLText.escape(item.thumbnailUrl)
         let size = item.width > 0 && item.height > 0
         var meta = [
             ("property", "og:type", "video.other"), ("property", "og:title", title),
@@ -84,7 +84,7 @@ struct ShareHandler: Sendable {
                 ("property", "og:image:height", String(item.height)),
             ]
         }
-        let tags = meta.map { "<meta \($0.0)=\"\($0.1)\" content=\"\(HTMLText.attribute($0.2))\">" }
+        let tags = meta.map { "<meta \($0.0)=\"\($0.1)\" content=\"\(HTMLText.escape($0.2))\">" }
         let dimensions = size ? " width=\"\(item.width)\" height=\"\(item.height)\"" : ""
         return """
             <!doctype html>
@@ -126,6 +126,4 @@ enum HTMLText {
         }
         return out
     }
-
-    static func attribute(_ text: String) -> String { escape(text) }
 }

@@ -10,12 +10,6 @@ public enum FeedEvent: Sendable, Equatable {
     /// A stream's like count changed.
     case likes(streamId: Int64, count: LikeCount)
 
-    public var streamId: Int64 {
-        switch self {
-        case .preview(let id, _), .removed(let id, _), .likes(let id, _): return id
-        }
-    }
-
     /// The SSE event name.
     public var name: String {
         switch self {
@@ -28,8 +22,8 @@ public enum FeedEvent: Sendable, Equatable {
     /// The entry's field-value pairs, for `XADD`.
     public var fields: [String] {
         switch self {
-        case .preview(let id, let version): return ["type", name, "stream", String(id), "version", String(version)]
-        case .removed(let id, let version): return ["type", name, "stream", String(id), "version", String(version)]
+        case .preview(let id, let version), .removed(let id, let version):
+            return ["type", name, "stream", String(id), "version", String(version)]
         case .likes(let id, let count):
             return [
                 "type", name, "stream", String(id), "likes", String(count.likes), "version", String(count.version),

@@ -5,17 +5,12 @@ public import PreviewCore
 /// (`FeedChange.eventsMessage`) so every process sends it to the event streams it holds.
 extension PreviewStore {
     /// What `events(after:limit:)` found.
-    public struct EventPage: Sendable, Equatable {
+    public struct EventPage: Sendable {
         /// Entries after the asked ID, oldest first; nil for an entry this version cannot read.
         public var entries: [(id: FeedEventID, event: FeedEvent?)]
         /// The log may have dropped entries after the asked ID (trimmed, or the ID is not of this
         /// log): the client must reload instead of resuming.
         public var missed: Bool
-
-        public static func == (lhs: EventPage, rhs: EventPage) -> Bool {
-            lhs.missed == rhs.missed && lhs.entries.map(\.id) == rhs.entries.map(\.id)
-                && lhs.entries.map(\.event) == rhs.entries.map(\.event)
-        }
     }
 
     /// Appends `events` and announces them, in one round trip. Never throws: the changes they

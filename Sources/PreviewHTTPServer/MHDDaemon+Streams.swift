@@ -1,0 +1,87 @@
+// Answers written over time (`HTTPResponse.Body.stream`, such as server-sent events) on
+// libmicrohttpd: MHD reads the stream as the connection drains and the connection is suspended
+// while it has nothing. Part of the libmicrohttpd adapter (MHDDaemon.swift).
+import CMicroHTTPD
+import CShimsMHD
+import Glibc
+import PreviewCore
+
+/// A response MHD reads from `stream` as the connection drains (chunked, length unknown); while
+/// the stream has nothing the connection is suspended, holding no thread and no timer, until
+/// the stream wakes it. MHD's cleanup callback tells the stream it is closed.
+func streamResponse(_ stream: any ResponseStream, on connection: OpaquePointer, streams: ResponseStreams)
+    -> OpaquePointer?
+{
+    let box = StreamingResponse(stream: stream, connection: connection, streams: streams)
+    let retained = Unmanaged.passRetained(box).toOpaque()
+    guard let made = MHD_create_response_from_callback(UInt64.max, 4096, readStream, retained, releaseStream) else {
+        Unmanaged<StreamingResponse>.fromOpaque(retained).release()
+        return nil
+    }
+    // A stream stays open for hours: its socket buffers at most `streamSendBuffer` in the kernel
+    // (Linux would grow it to megabytes for a client that does not read), so such a client
+    // reaches the stream's own bound and is dropped.
+    let socket = CShims_mhd_connection_fd(connection)
+    if socket >= 0 {
+        var size = streamSendBuffer
+        // A refused size only leaves the kernel's default: the stream's own bound still holds.
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    let suspended = SuspendedConnection(pointer: connection)
+    let deadline = connectionDeadline(of: connection)
+    stream.start(
+        wake: { MHD_resume_connection(suspended.pointer) },
+        // Due at once: the watchdog shuts the socket down at its next tick (it holds the socket
+        // until MHD reports the connection closed, so never a reused descriptor), then MHD
+        // closes the connection like any other.
+        abort: { deadline?.set(0) })
+    if !streams.add(stream) { stream.end() }  // the server is stopping
+    return made
+}
+
+/// The send buffer of a streamed answer's socket (Linux doubles it for its bookkeeping).
+private let streamSendBuffer: Int32 = 32 * 1024
+
+/// What MHD's stream callbacks reach through their context pointer. `@unchecked Sendable`:
+/// the connection pointer is only used by the stream's own calls, which MHD allows from any thread.
+private final class StreamingResponse: @unchecked Sendable {
+    let stream: any ResponseStream
+    let connection: OpaquePointer
+    let streams: ResponseStreams
+
+    init(stream: any ResponseStream, connection: OpaquePointer, streams: ResponseStreams) {
+        self.stream = stream
+        self.connection = connection
+        self.streams = streams
+    }
+}
+
+/// MHD's content reader: bytes, or 0 with the connection suspended (MHD calls again once it is
+/// resumed), or the end (`MHD_CONTENT_READER_END_OF_STREAM`, -1) or an error (-2: MHD closes
+/// the connection).
+private func readStream(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+) -> Int {
+    guard let cls, let buffer else { return -2 }
+    let box = Unmanaged<StreamingResponse>.fromOpaque(cls).takeUnretainedValue()
+    let connection = box.connection
+    switch box.stream.read(
+        into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
+        suspend: {
+            MHD_suspend_connection(connection)
+        })
+    {
+    case .bytes(let count): return count
+    case .waiting: return 0
+    case .end: return -1
+    case .failed: return -2
+    }
+}
+
+/// MHD's cleanup callback of a `streamResponse`.
+private func releaseStream(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let box = Unmanaged<StreamingResponse>.fromOpaque(cls).takeRetainedValue()
+    box.streams.remove(box.stream)
+    box.stream.closed()
+}
