@@ -141,6 +141,14 @@ struct FeedEventsTests {
         for client in clients { #expect(try client.closedByServer()) }
     }
 
+    /// The next `likes` event; the publish's `preview` event may still reach a stream opened just
+    /// after it (the log is read by another thread), so it is passed over; nil for any other event.
+    func nextLikes(_ client: EventStreamClient) throws -> ServerSentEvent? {
+        var event = try client.next()
+        if event.name == "preview" { event = try client.next() }
+        return event.name == "likes" ? event : nil
+    }
+
     @Test("A client that stops reading is dropped once its events pass the bound; the others go on")
     func clientThatDoesNotReadIsDropped() throws {
         // --idle-timeout 600: the bound drops the client, not the lack of progress.
@@ -157,11 +165,11 @@ struct FeedEventsTests {
         for index in 0..<5000 {
             #expect(try api.send(index % 2 == 0 ? "POST" : "DELETE", "/api/streams/42/like", token: ann).status == 200)
             // The reading client keeps up: it gets every event.
-            #expect(try reader.next().name == "likes")
+            #expect(try nextLikes(reader) != nil)
         }
         #expect(eventually(within: 60) { (try? api.metricValue("streampreview_event_streams_open")) == "1" })
         #expect(try api.send("POST", "/api/streams/42/like", token: ann).status == 200)
-        #expect(try reader.next().data == #"{"streamId":"42","likes":"1"}"#)
+        #expect(try nextLikes(reader)?.data == #"{"streamId":"42","likes":"1"}"#)
         _ = stalled
     }
 
