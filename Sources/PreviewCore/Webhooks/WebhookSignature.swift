@@ -1,0 +1,58 @@
+/// The `StreamPreview-Signature` header of a webhook delivery or a commit-hook call:
+/// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, the scheme payment providers use, so
+/// a receiver checks the body and refuses an old timestamp (a replay) with one shared secret.
+/// Several `v1=` values may appear while a secret is rotated; any one that matches is enough.
+public struct WebhookSignature: Sendable, Equatable {
+    public static let headerName = "StreamPreview-Signature"
+
+    public let timestamp: Int64
+    public let signatures: [String]
+
+    public init(timestamp: Int64, signatures: [String]) {
+        self.timestamp = timestamp
+        self.signatures = signatures
+    }
+
+    /// Signs `body` at `timestamp` with every key (the first is the current secret).
+    public static func sign(
+        body: [UInt8], timestamp: Int64, keys: [any HMACKey]
+    ) -> WebhookSignature {
+        let message = signedPayload(body: body, timestamp: timestamp)
+        return WebhookSignature(
+            timestamp: timestamp, signatures: keys.map { Hex.encode($0.authenticate(message)) })
+    }
+
+    /// The header value.
+    public var headerValue: String {
+        (["t=\(timestamp)"] + signatures.map { "v1=\($0)" }).joined(separator: ",")
+    }
+
+    /// Parses a header value; nil when it has no `t=` or no `v1=`. Unknown schemes are skipped.
+    public static func parse(_ value: String) -> WebhookSignature? {
+        var timestamp: Int64?
+        var signatures: [String] = []
+        for part in value.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            let name = pair[0].trimmingSpacesAndTabs()
+            let field = pair[1].trimmingSpacesAndTabs()
+            if name == "t" { timestamp = Int64(field) } else if name == "v1" { signatures.append(field) }
+        }
+        guard let timestamp, !signatures.isEmpty else { return nil }
+        return WebhookSignature(timestamp: timestamp, signatures: signatures)
+    }
+
+    /// Whether one `v1` matches `body` under `key` and the timestamp is within `tolerance`
+    /// seconds of `now`; compared in constant time.
+    public func verifies(
+        body: [UInt8], key: any HMACKey, now: Int64, tolerance: Int64, crypto: any CryptoPrimitives
+    ) -> Bool {
+        guard abs(now - timestamp) <= tolerance else { return false }
+        let expected = Array(Hex.encode(key.authenticate(Self.signedPayload(body: body, timestamp: timestamp))).utf8)
+        return signatures.contains { crypto.constantTimeEqual(Array($0.utf8), expected) }
+    }
+
+    static func signedPayload(body: [UInt8], timestamp: Int64) -> [UInt8] {
+        Array("\(timestamp).".utf8) + body
+    }
+}
