@@ -88,10 +88,15 @@ def medians(results):
 
 
 def alternate(runs):
-    """runs: {label: function}. Runs each in turn, ROUNDS times; returns {label: medians}."""
+    """runs: {label: function}. Runs each in turn, ROUNDS times, the order reversed every other
+    round (A B, B A, ...) so a run's place in the round (after a warm peer, later in a noisy
+    minute) favours no label; returns {label: medians}."""
     collected = {label: [] for label in runs}
     for round_number in range(ROUNDS):
-        for label, run in runs.items():
+        order = list(runs.items())
+        if round_number % 2 == 1:
+            order.reverse()
+        for label, run in order:
             result = run()
             collected[label].append(result)
             log("  round %d %-14s %9.0f rps  p99 %7.2f ms  errors %d" % (

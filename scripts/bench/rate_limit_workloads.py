@@ -17,7 +17,7 @@ from api_client import expect, http
 from load import alternate, share
 from results import row
 from services import Server
-from settings import FEED_PATH, log
+from settings import FEED_PATH, PROFILE, log
 
 # High enough that the feed workload never meets it: what is measured is the cost of asking.
 FEED_LIMIT = "feed=1000000/1s"
@@ -66,6 +66,9 @@ class RateLimitWorkloads:
             "against every class off; limiter off p50/p99 "
             "%.2f/%.2f ms, CPU %.0f µs/req (on: %.0f)" % (
                 FEED_LIMIT, off["p50_us"] / 1000, off["p99_us"] / 1000, off["cpu_us"], on["cpu_us"]))
+        if PROFILE:
+            self.profile(unlimited, "rate-limit-feed-off", unlimited.base + FEED_PATH, "feed.lua", env)
+            self.profile(limited, "rate-limit-feed", limited.base + FEED_PATH, "feed.lua", env)
 
     def run_rate_limit_burst(self):
         limited = self.limited()

@@ -6,7 +6,9 @@ import PreviewRedis
 /// (its /64 for IPv6). Each check is one Redis round trip on the caller's key, except feed
 /// requests answered from a lease this process holds (`RateLimitLease`); a steady reader's
 /// lease is refilled ahead of need on a thread of its own (`RateLimitRefills`).
-struct RateLimiting: Sendable {
+/// A class: every limited request reads it from the context, and a struct of this many
+/// references was copied (and each retained) per request.
+final class RateLimiting: Sendable {
     let limits: RateLimits
     let limiter: RateLimiter
     let metrics: RateLimitMetrics
