@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages StreamPreview builds, runs and tests with.
-# Usage: scripts/install-deps.sh run|test|bench|image
+# Usage: scripts/install-deps.sh run|capture|test|bench|image
 # Already installed packages are skipped; installing needs root (CI and the
 # README's commands run as root on a fresh Debian 12 machine).
 set -euo pipefail
 
 run_packages=(pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev redis-server util-linux curl jq)
 # curl and jq run the README walk-through. Tests also need protoc (golden bytes),
-# the openssl CLI (crypto oracles), ffmpeg (real MP4 clips for the box reader) and
+# the openssl CLI (crypto oracles), ffmpeg (real MP4 clips for the box reader, and the live
+# HLS source the capture tests read) and
 # iproute2 (the loopback-only network namespace LocalStack runs in), redis-sentinel (the
 # failover tests' three sentinels); scripts/test-deploy.sh needs systemd (systemd-analyze
 # verify) and python3-venv (kubernetes-validate's venv).
 test_packages=("${run_packages[@]}" protobuf-compiler openssl ffmpeg iproute2 redis-sentinel systemd python3-venv)
+# `streampreview capture` (a client, usually beside the encoder, not beside serve) runs ffmpeg.
+capture_packages=("${run_packages[@]}" ffmpeg)
 # scripts/test-replicas.sh puts nginx in front of two serve replicas.
 test_packages+=(nginx-light)
 # scripts/test-browser.sh drives Debian's Chromium headless through its chromedriver.
@@ -27,10 +30,11 @@ image_packages=(podman runc debootstrap curl)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
+  capture) wanted=("${capture_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
   bench) wanted=("${bench_packages[@]}") ;;
   image) wanted=("${image_packages[@]}") ;;
-  *) echo "usage: $0 run|test|bench|image" >&2; exit 64 ;;
+  *) echo "usage: $0 run|capture|test|bench|image" >&2; exit 64 ;;
 esac
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

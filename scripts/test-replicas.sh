@@ -36,6 +36,7 @@ suites=(
   ProtobufTests RankingTests ReadmeWalkthroughTests SecretConfigurationTests SignedURLTests
   ValidationErrorTests WriteOnceTests
   SweepLifecycleTests SweepRaceTests SweepStorageFailureTests S3MotoFlowTests
+  WebhookDeliveryTests
 )
 filter="EndToEndTests\\.($(IFS='|'; echo "${suites[*]}"))/"
 cd "$repo"

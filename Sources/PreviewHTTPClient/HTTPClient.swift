@@ -78,6 +78,15 @@ public final class HTTPClient {
         try check(CShims_curl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, onBodyBytes), "WRITEFUNCTION")
         try set(CURLOPT_WRITEDATA, pointer: context)
         try setMethod(request.method, upload: upload, context: context)
+        if let upload, let progress = request.uploadProgress {
+            transfer.uploadProgress = progress
+            try check(
+                CShims_curl_easy_setopt_xferinfo_callback(handle, CURLOPT_XFERINFOFUNCTION, onTransferInfo),
+                "XFERINFOFUNCTION")
+            try set(CURLOPT_XFERINFODATA, pointer: context)
+            try set(CURLOPT_NOPROGRESS, 0)
+            progress(0, upload.size)
+        }
 
         let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
         guard code == CURLE_OK else {
@@ -193,6 +202,9 @@ private final class Transfer {
     var bodyTooLarge = false
     let upload: UploadSource?
     var uploadError: String?
+    /// `HTTPClientRequest.uploadProgress`, and the count it was last told.
+    var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    var reportedSent: Int64 = 0
 
     init(upload: UploadSource?) { self.upload = upload }
 
@@ -272,4 +284,20 @@ private func onUploadSeek(_ userdata: UnsafeMutableRawPointer?, _ offset: curl_o
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     guard let upload = transfer.upload, upload.seek(to: Int64(offset)) else { return Int32(CURL_SEEKFUNC_FAIL) }
     return Int32(CURL_SEEKFUNC_OK)
+}
+
+/// CURLOPT_XFERINFOFUNCTION: passes the upload count on when it changed. Returns 0 (go on): the
+/// callback only reports, it never aborts a transfer.
+private func onTransferInfo(
+    _ userdata: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,
+    _ uploadTotal: curl_off_t, _ uploaded: curl_off_t
+) -> Int32 {
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    guard let progress = transfer.uploadProgress, let upload = transfer.upload,
+        Int64(uploaded) != transfer.reportedSent
+    else { return 0 }
+    transfer.reportedSent = Int64(uploaded)
+    progress(Int64(uploaded), upload.size)
+    return 0
 }

@@ -21,6 +21,10 @@ public struct HTTPClientRequest: Sendable {
     public var timeoutSeconds: Double = 10
     /// A response body longer than this aborts the transfer (`.transfer` error); nil: no limit.
     public var maxResponseBodyBytes: Int?
+    /// Called on the sending thread, from libcurl's transfer-info callback, with the body bytes
+    /// sent so far and the body's size, each time that count changes (often: many times a second,
+    /// so a display limits its own rate). A rewind for curl's own resend can lower the count.
+    public var uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)?
 
     public init(method: String, url: String, headers: HTTPHeaders = HTTPHeaders(), body: Body = .none) {
         self.method = method

@@ -37,6 +37,9 @@ public enum FFmpegClips {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 
+    /// The `ffmpeg` executable, installed first as `mp4(fastStart:)` does; `ffprobe` is next to it.
+    public static func ffmpegPath() throws -> String { try executable.get() }
+
     private static let executable = Result { () throws -> String in
         if let found = ChildProcess.executable(named: "ffmpeg") { return found }
         guard getuid() == 0 else {

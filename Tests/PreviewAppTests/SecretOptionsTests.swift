@@ -112,10 +112,10 @@ import Testing
         let tail = ["--server", "http://127.0.0.1:1", "--stream", "42", "c.mp4", "t.jpg"]
         let fromEnvironment = try Command.parse(["upload"] + tail, environment: ["STREAMPREVIEW_TOKEN": "tok"]).get()
         guard case .upload(let viaVariable) = fromEnvironment else { throw UsageError("not upload") }
-        #expect(viaVariable.token == "tok" && viaVariable.tokenFile == nil)
+        #expect(viaVariable.uploader.token == "tok" && viaVariable.uploader.tokenFile == nil)
         let fromFile = try Command.parse(["upload", "--token-file", "/t"] + tail, environment: [:]).get()
         guard case .upload(let viaFile) = fromFile else { throw UsageError("not upload") }
-        #expect(viaFile.token.isEmpty && viaFile.tokenFile == "/t")
+        #expect(viaFile.uploader.token.isEmpty && viaFile.uploader.tokenFile == "/t")
         #expect(try failure(["upload"] + tail).contains("bearer token is required"))
         #expect(try failure(["upload", "--token", "a", "--token-file", "/t"] + tail).contains("not both"))
     }

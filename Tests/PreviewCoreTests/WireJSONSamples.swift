@@ -61,7 +61,7 @@ extension SeededGenerator {
     mutating func postResponse() -> StreamPreviewPostResponse {
         StreamPreviewPostResponse(
             movieBodyUrl: string(maxLength: 40), movieThumbnailBodyUrl: string(maxLength: 40), uploadId: string(),
-            expiresAt: int64(), movieHeaders: stringMap(), thumbnailHeaders: stringMap())
+            expiresAt: int64(), movieHeaders: stringMap(), thumbnailHeaders: stringMap(), refreshAfter: int64())
     }
 
     mutating func commitRequest() -> StreamPreviewCommitRequest {
@@ -72,7 +72,8 @@ extension SeededGenerator {
         FeedItem(
             streamId: int64(), movieUrl: string(maxLength: 40), thumbnailUrl: string(maxLength: 40), likes: int64(),
             liked: bool(), seen: bool(), previewVersion: int64(), updatedAt: int64(), expiresAt: int64(),
-            durationMs: int64(), width: int32(), height: int32(), fastStart: bool())
+            durationMs: int64(), width: int32(), height: int32(), fastStart: bool(),
+            labels: stringMap(), stale: bool())
     }
 
     mutating func feedResponse() -> FeedResponse {

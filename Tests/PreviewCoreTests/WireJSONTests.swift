@@ -10,11 +10,11 @@ struct WireJSONTests {
         #expect(
             Self.text(FeedItem().jsonBytes()) == """
                 {"durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0","movieUrl":"",\
-                "previewVersion":"0","seen":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
+                "previewVersion":"0","seen":false,"stale":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
                 """)
         #expect(
             Self.text(StreamPreviewPostResponse().jsonBytes()) == """
-                {"expiresAt":"0","movieBodyUrl":"","movieHeaders":{},"movieThumbnailBodyUrl":"",\
+                {"expiresAt":"0","movieBodyUrl":"","movieHeaders":{},"movieThumbnailBodyUrl":"","refreshAfter":"0",\
                 "thumbnailHeaders":{},"uploadId":""}
                 """)
         #expect(Self.text(FeedResponse().jsonBytes()) == #"{"items":[]}"#)

@@ -104,6 +104,13 @@ struct WireProtocGoldenTests {
             ])
     }
 
+    @Test func refreshFieldsMatchProtoc() throws {
+        try expectGolden("FeedItem", "streamId: 3 stale: true", FeedItem(streamId: 3, stale: true))
+        try expectGolden(
+            "StreamPreviewPostResponse", #"uploadId: "u" refreshAfter: 300"#,
+            StreamPreviewPostResponse(uploadId: "u", refreshAfter: 300))
+    }
+
     @Test func likeResponsesWithEitherFieldDefaultMatchProtoc() throws {
         try expectGolden("LikeResponse", "liked: true", WireSamples.likeResponse)
         try expectGolden("LikeResponse", "likes: 1", LikeResponse(likes: 1, liked: false))

@@ -42,6 +42,12 @@ static inline CURLcode CShims_curl_easy_setopt_seek_callback(
     return curl_easy_setopt(handle, option, callback);
 }
 
+/// CURLOPT_XFERINFOFUNCTION (progress; needs CURLOPT_NOPROGRESS 0).
+static inline CURLcode CShims_curl_easy_setopt_xferinfo_callback(
+    CURL *handle, CURLoption option, curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
 /// curl_easy_getinfo for `CURLINFO_LONG` items (response code, connection counts).
 static inline CURLcode CShims_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

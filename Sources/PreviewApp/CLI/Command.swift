@@ -7,6 +7,8 @@ public enum Command: Sendable, Equatable {
     case token(TokenOptions)
     case upload(UploadOptions)
     case presign(PresignOptions)
+    case capture(CaptureOptions)
+    case webhooks(WebhooksOptions)
     /// Print this text on stdout and exit 0.
     case help(String)
 
@@ -38,6 +40,15 @@ public enum Command: Sendable, Equatable {
                 let options = try OptionParser.parse(rest, environment: environment, specs: PresignOptions.specs)
                 if options.helpRequested { return .success(.help(PresignOptions.help)) }
                 return .success(.presign(try PresignOptions.parse(options, environment: environment)))
+            case "capture":
+                let options = try OptionParser.parse(rest, environment: environment, specs: CaptureOptions.specs)
+                if options.helpRequested { return .success(.help(CaptureOptions.help)) }
+                return .success(.capture(try CaptureOptions.parse(options)))
+            case "webhooks":
+                let options = try OptionParser.parse(
+                    rest, environment: environment, specs: WebhooksOptions.specs, positionalAllowed: 10_000)
+                if options.helpRequested { return .success(.help(WebhooksOptions.help)) }
+                return .success(.webhooks(try WebhooksOptions.parse(options)))
             case "help", "--help", "-h":
                 return .success(.help(Self.usage))
             default:
@@ -59,6 +70,8 @@ public enum Command: Sendable, Equatable {
           token     print a bearer token signed with the server's secret
           upload    upload a clip and thumbnail to a running server and commit them
           presign   print a presigned object URL (s3, gcs or local), like 'aws s3 presign'
+          capture   cut preview clips from a live source with ffmpeg and publish them, repeatedly
+          webhooks  list webhook deliveries that failed for good (dead), or deliver them again (replay)
 
         Run 'streampreview <command> --help' for the options of a command.
         """

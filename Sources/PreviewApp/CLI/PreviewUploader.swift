@@ -3,10 +3,19 @@ import PreviewCore
 import PreviewHTTPClient
 
 /// The uploader's flow over HTTP, shared by `upload` and `capture`: ask for signed URLs, PUT
-/// the clip and the thumbnail with the headers the server named, commit.
+/// the clip and the thumbnail with the headers the server named, commit. Failed requests are
+/// sent again as `UploadRetry` allows; progress and retry notes go to `progress`.
 struct PreviewUploader {
     let client: HTTPClient
     let api: APIClient
+    /// When to send a request again (`--retries` sets `retry.policy.maxAttempts`).
+    var retry = UploadRetry()
+    /// Where progress and retry notes go; silent unless the command picks a mode.
+    var progress = UploadProgressReporter.silent
+    /// The limit of one PUT attempt, connect included.
+    var putTimeoutSeconds = 120.0
+    /// The waits and clocks of retries (tests make them instant).
+    var timing = RetryTiming()
 
     /// What one publish did: the upload the server issued and the feed item it published.
     struct Published {
@@ -17,27 +26,20 @@ struct PreviewUploader {
     func publish(streamId: Int64, moviePath: String, thumbnailPath: String) throws -> Published {
         let movieType = try Self.mediaType(of: moviePath, allowed: MediaType.clipTypes)
         let thumbnailType = try Self.mediaType(of: thumbnailPath, allowed: MediaType.imageTypes)
-        let issued: StreamPreviewPostResponse = try api.call(
-            "/api/preview/post",
+        let issued: StreamPreviewPostResponse = try call(
+            "/api/preview/post", as: .post,
             StreamPreviewPostRequest(
                 streamId: streamId, movieBytes: try Self.fileSize(moviePath),
                 thumbnailBytes: try Self.fileSize(thumbnailPath), movieContentType: movieType.rawValue,
                 thumbnailContentType: thumbnailType.rawValue))
-        try put(url: issued.movieBodyUrl, headers: issued.movieHeaders, file: moviePath)
-        try put(url: issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, file: thumbnailPath)
-        let item: FeedItem = try api.call(
-            "/api/preview/commit", StreamPreviewCommitRequest(streamId: streamId, uploadId: issued.uploadId))
+        try put(url: issued.movieBodyUrl, headers: issued.movieHeaders, file: moviePath, expiresAt: issued.expiresAt)
+        try put(
+            url: issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, file: thumbnailPath,
+            expiresAt: issued.expiresAt)
+        let item: FeedItem = try call(
+            "/api/preview/commit", as: .commit,
+            StreamPreviewCommitRequest(streamId: streamId, uploadId: issued.uploadId))
         return Published(issued: issued, item: item)
-    }
-
-    private func put(url: String, headers: [String: String], file: String) throws {
-        var request = HTTPClientRequest(method: "PUT", url: url, body: .file(path: file))
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name, value) }
-        request.timeoutSeconds = 120
-        let response = try client.send(request)
-        guard (200..<300).contains(response.status) else {
-            throw AppError("PUT of \(file) failed with \(response.status): \(APIClient.describe(response))")
-        }
     }
 
     /// The media type a file's extension names, among `allowed`.
@@ -51,7 +53,7 @@ struct PreviewUploader {
         return type
     }
 
-    private static func fileSize(_ path: String) throws -> Int64 {
+    static func fileSize(_ path: String) throws -> Int64 {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let size = attributes[.size] as? NSNumber
         else { throw AppError("cannot read \(path)", exitCode: .usage) }

@@ -20,6 +20,8 @@ enum ServeCommand {
         let tokenKeys = try options.tokens.loadKeys(dataDirectory: { data })
         let storageSecret = try localStoreSecret(options.storage, data: data)
         let metricsToken = try options.metricsTokenFile.map(metricsToken(file:))
+        let commitHookKeys = try options.commitHook?.loadKeys(crypto: crypto)
+        let webhookSecrets = try options.webhooks.loadSecrets()
         let keyRing = TokenKeyRing(
             JWTVerifier(
                 keys: tokenKeys, identity: options.identity.policy, maxLifetime: options.tokens.maxLifetime,
@@ -68,7 +70,7 @@ enum ServeCommand {
             client: redis, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
                 replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds),
-            eventLogLength: options.eventsHistory)
+            eventLogLength: options.eventsHistory, webhookEvents: options.webhooks.isConfigured)
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
@@ -81,13 +83,16 @@ enum ServeCommand {
             authenticator: Authenticator(keyRing: keyRing),
             feedCache: AppContext.feedCache(
                 store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: options.feedCacheMilliseconds,
-                grid: options.urlGrid
+                grid: options.urlGrid, previewRefresh: options.policy.previewRefresh
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
         context.metricsToken = metricsToken
         context.cors = options.cors
         context.trustedProxies = options.trustedProxies
+        context.commitHook = options.commitHook?.makeHook(
+            keys: commitHookKeys ?? [], storage: storage, workerThreads: options.workerThreads,
+            metrics: metrics.commitHook)
         if !options.rateLimits.policies.isEmpty {
             context.rateLimiting = RateLimiting(
                 limits: options.rateLimits, limiter: RateLimiter(client: redis, keys: store.keys),
@@ -151,6 +156,12 @@ enum ServeCommand {
         // closes and requests finish first, then the sweeper ends its batch (stopping a loop
         // that never started returns at once).
         defer { sweeper.stop() }
+        // Its own threads, stopped after the listener like the sweeper (POSTs in flight finish).
+        let webhooks = WebhookSetup.make(
+            options.webhooks, secrets: webhookSecrets, store: store, crypto: crypto, metrics: metrics.webhooks,
+            consumer: store.origin, now: WallClock.now
+        ).map { WebhookWorker(setup: $0) }
+        defer { webhooks?.stop() }
         let server = HTTPServer(
             configuration: configuration,
             responder: Router(context: context, servesMetrics: options.metricsListen == nil))
@@ -161,6 +172,7 @@ enum ServeCommand {
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
         sweeper.start()
+        webhooks?.start()
 
         if let file = WallClock.testClockFile {
             if WallClock.isShifted {

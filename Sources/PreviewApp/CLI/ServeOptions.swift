@@ -75,6 +75,10 @@ public struct ServeOptions: Sendable, Equatable {
     public var rateLimits = RateLimits.defaults
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
     public var trustedProxies = TrustedProxies()
+    /// The moderation hook asked before each publish (`--commit-hook-url`); nil: none.
+    public var commitHook: CommitHookOptions?
+    /// Signed webhooks of publishes, replacements and removals (`--webhook-url`); none by default.
+    public var webhooks = WebhookOptions()
 
     public init() {}
 
@@ -239,7 +243,7 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "CIDRs (10.0.0.0/8, fd00::/8), repeatable or comma-separated: when the peer is one of them, the client address (rate limits, request log) is the right-most X-Forwarded-For entry that is not (default: none; X-Forwarded-For ignored)",
                 repeats: true),
-        ] + StorageOptions.specs + viewerSpecs
+        ] + StorageOptions.specs + viewerSpecs + refreshSpecs + commitHookSpecs + webhookSpecs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
     static let lifetimeSpecs = [
@@ -346,6 +350,9 @@ public struct ServeOptions: Sendable, Equatable {
         serve.rateLimits = try rateLimits(options)
         serve.trustedProxies = try trustedProxies(options)
         try parseViewers(options, into: &serve)
+        try parseRefresh(options, into: &serve)
+        try parseCommitHook(options, into: &serve)
+        try parseWebhooks(options, into: &serve)
         return serve
     }
 

@@ -20,6 +20,8 @@ public enum StreamPreviewCLI {
                 case .token(let options): return try TokenCommand.run(options)
                 case .upload(let options): return try UploadCommand.run(options)
                 case .presign(let options): return try PresignCommand.run(options)
+                case .capture(let options): return try CaptureCommand.run(options)
+                case .webhooks(let options): return try WebhooksCommand.run(options)
                 }
             } catch let error as AppError {
                 FileHandle.standardError.write(Data("streampreview: \(error.description)\n".utf8))

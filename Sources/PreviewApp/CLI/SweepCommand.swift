@@ -7,8 +7,10 @@ enum SweepCommand {
     static func run(_ options: SweepOptions) throws -> ExitCode {
         let data = try DataDirectory(path: options.dataDirectory)
         let target = try redisTarget(options, data: data)
+        let webhookSecrets = try options.webhooks.loadSecrets()
         let store = PreviewStore(
-            client: target.client(maxIdle: 2, commandTimeout: 10), keys: RedisKeys(prefix: options.keyPrefix))
+            client: target.client(maxIdle: max(2, options.webhooks.concurrency + 2), commandTimeout: 10),
+            keys: RedisKeys(prefix: options.keyPrefix), webhookEvents: options.webhooks.isConfigured)
         do { try store.ping() } catch {
             throw AppError("cannot reach Redis at \(target): \(error)", exitCode: .unavailable)
         }
@@ -23,11 +25,14 @@ enum SweepCommand {
         let sweeper = Sweeper(store: store, storage: storage, settings: settings)
 
         let report: Sweeper.Report
+        let started = ContinuousClock.now
         do {
             if options.dryRun {
                 report = try sweeper.dryRun(now: WallClock.now()) { print($0) }
             } else {
                 report = try sweeper.drain(maxSeconds: Double(options.maxSeconds), now: WallClock.now)
+                try deliverWebhooks(
+                    options, secrets: webhookSecrets, store: store, until: started + .seconds(options.maxSeconds))
             }
         } catch let error as RedisError {
             Log.warn("sweep_failed", ["error": "\(error)"])
@@ -51,6 +56,25 @@ enum SweepCommand {
         case .drained, .leaseHeld:
             return report.failures > 0 ? .tempFailure : .ok
         }
+    }
+
+    /// Relays and delivers the webhooks that are due, with a consumer name of this run's own.
+    static func deliverWebhooks(
+        _ options: SweepOptions, secrets: [[UInt8]], store: PreviewStore, until deadline: ContinuousClock.Instant
+    ) throws {
+        guard
+            let setup = WebhookSetup.make(
+                options.webhooks, secrets: secrets, store: store, crypto: OpenSSLCrypto(), metrics: WebhookMetrics(),
+                consumer: "sweep-" + store.origin, now: WallClock.now)
+        else { return }
+        let report = try WebhookSweepRun(setup: setup).run(until: deadline)
+        Log.info(
+            "webhooks",
+            [
+                "relayed": String(report.relayed), "delivered": String(report.delivered),
+                "failed": String(report.failed), "dead": String(report.deadLettered),
+                "stop": report.timeUp ? "time_up" : "drained",
+            ])
     }
 
     /// `--redis`, or the unix socket of the embedded Redis of a serve running on the data dir.

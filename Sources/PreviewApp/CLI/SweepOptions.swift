@@ -16,6 +16,8 @@ public struct SweepOptions: Sendable, Equatable {
     public var concurrency = 8
     public var batchStreams = SweepSettings().batchStreams
     public var dryRun = false
+    /// With URLs: expiries are announced, and the run then delivers what is due (`WebhookSweepRun`).
+    public var webhooks = WebhookOptions()
 
     public init() {}
 
@@ -48,7 +50,7 @@ public struct SweepOptions: Sendable, Equatable {
                 flag: "dry-run",
                 help: "print what would be expired and deleted; change nothing (--dry-run=false: a real run)",
                 isSwitch: true),
-        ] + StorageOptions.specs
+        ] + StorageOptions.specs + WebhookOptions.specs
 
     static func parse(_ options: ParsedOptions, environment: [String: String]) throws(UsageError) -> SweepOptions {
         var sweep = SweepOptions()
@@ -63,6 +65,7 @@ public struct SweepOptions: Sendable, Equatable {
         sweep.batchStreams = Int(
             try options.int64("batch-streams", default: Int64(sweep.batchStreams), range: 1...100_000))
         sweep.dryRun = try options.bool("dry-run")
+        sweep.webhooks = try WebhookOptions.parse(options)
         return sweep
     }
 
@@ -76,6 +79,13 @@ public struct SweepOptions: Sendable, Equatable {
         in Redis, renewed every 2 s while a run works): a run that finds another one working
         does nothing and says so (stop=lease_held); one killed keeps the others out at most
         10 s, and the next run takes over what it had claimed.
+
+        With --webhook-url (the same webhook flags as serve), the previews it expires and the
+        replaced previews whose objects it deletes are announced, and then, in what is left of
+        --max-seconds, it relays every stream's events and delivers what is due (new events and
+        retries whose backoff is over; --webhook-concurrency at a time per URL, at least 1), and
+        logs 'event=webhooks relayed=N delivered=D failed=F dead=X'. Failed deliveries wait for
+        the next run, or for a serve with the same flags.
 
         Prints one line: swept previews=N objects=M kept=K failed=F seconds=S stop=REASON
         (REASON: drained, lease_held with lease_ends_in=S, lease_lost, time_up,

@@ -2,30 +2,14 @@ import PreviewCore
 
 /// `streampreview upload`: a real client that asks for URLs, PUTs both files and commits.
 public struct UploadOptions: Sendable, Equatable {
-    public var server = ""
-    /// The bearer token from `--token` / `STREAMPREVIEW_TOKEN`; empty when `tokenFile` is given.
-    public var token = ""
-    /// `--token-file` / `STREAMPREVIEW_TOKEN_FILE`: read when the command runs.
-    public var tokenFile: String?
-    public var streamId: Int64 = 0
+    /// `--server`, the token, `--stream`, `--format`: the same as `capture`'s.
+    public var uploader = UploaderOptions()
     public var moviePath = ""
     public var thumbnailPath = ""
-    public var format = "json"
+    /// `--progress`, `--quiet`, `--retries`.
+    public var transfer = TransferOptions()
 
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            flag: "server", environment: "STREAMPREVIEW_SERVER",
-            help: "base URL of the server, e.g. http://127.0.0.1:8080"),
-        OptionSpec(
-            flag: "token", environment: "STREAMPREVIEW_TOKEN",
-            help:
-                "bearer token of a streamer owning the stream; a flag shows in ps, so prefer the variable or --token-file"
-        ),
-        OptionSpec(
-            flag: "token-file", environment: "STREAMPREVIEW_TOKEN_FILE", help: "file holding the bearer token"),
-        OptionSpec(flag: "stream", environment: nil, help: "stream ID"),
-        OptionSpec(flag: "format", environment: nil, help: "API wire format: json or protobuf (default json)"),
-    ]
+    static let specs: [OptionSpec] = UploaderOptions.specs + TransferOptions.specs
 
     static var help: String {
         """
@@ -35,8 +19,23 @@ public struct UploadOptions: Sendable, Equatable {
         shows in ps).
 
         Asks the server for signed upload URLs, PUTs the clip and the thumbnail with the
-        headers the server names, commits, and prints the published feed item as JSON.
-        Content types come from the file extensions (.mp4 .mov .jpg .jpeg .png .webp).
+        headers the server names, commits, and prints the published feed item as JSON on
+        stdout. Content types come from the file extensions (.mp4 .mov .jpg .jpeg .png .webp).
+
+        Progress goes to stderr: a bar per file on a terminal, plain lines otherwise, nothing
+        with --quiet. A PUT that fails on the way (connection reset, timeout, 5xx, 408, 429)
+        is sent again from the start of the file after a growing, jittered wait (at least the
+        server's Retry-After), up to --retries times and while its signed URL has more than
+        5 s to live; each retry prints one line. A 409 or 412 on a retry means an earlier
+        attempt stored the object: the upload goes on to commit, which checks the bytes. Other
+        4xx answers are final. Commit is retried the same way (a repeat is harmless); the
+        request for URLs only when it cannot have reached the server (refused connection,
+        429, 503), as each one reserves the stream's quota.
+
+        Exit status: 0 published; 1 refused (a 4xx, such as 403 url_expired or 422); 75 the
+        server or the store kept failing with errors that pass (5xx, 429, timeouts, resets)
+        until the retries or the URL's lifetime ran out: run it again later; 64 bad options;
+        78 unreadable token file.
 
         Options (flags override environment variables):
         \(OptionParser.helpText(specs))
@@ -45,33 +44,11 @@ public struct UploadOptions: Sendable, Equatable {
 
     static func parse(_ options: ParsedOptions) throws(UsageError) -> UploadOptions {
         var upload = UploadOptions()
-        guard let server = options.string("server") else { throw UsageError("--server is required") }
-        upload.server = try ServeOptions.baseURL(server, flag: "server")
-        switch (options.string("token"), options.string("token-file")) {
-        case (.some, .some):
-            throw UsageError("give the token once: --token (STREAMPREVIEW_TOKEN) or --token-file, not both")
-        case (.some(let token), nil):
-            guard !token.isEmpty else { throw UsageError("--token is empty") }
-            upload.token = token
-        case (nil, .some(let path)):
-            guard !path.isEmpty else { throw UsageError("--token-file needs a path") }
-            upload.tokenFile = path
-        case (nil, nil):
-            throw UsageError("a bearer token is required: STREAMPREVIEW_TOKEN, --token-file or --token")
-        }
-        guard let stream = options.string("stream"), let id = StreamID.parse(stream) else {
-            throw UsageError("--stream must be a positive integer")
-        }
-        upload.streamId = id
+        upload.uploader = try UploaderOptions.parse(options)
         guard options.positional.count == 2 else { throw UsageError("give the clip file and the thumbnail file") }
         upload.moviePath = options.positional[0]
         upload.thumbnailPath = options.positional[1]
-        if let format = options.string("format") {
-            guard format == "json" || format == "protobuf" else {
-                throw UsageError("--format must be json or protobuf")
-            }
-            upload.format = format
-        }
+        upload.transfer = try TransferOptions.parse(options)
         return upload
     }
 }

@@ -98,6 +98,10 @@ enum OpenAPIDocument {
                 Checks that both objects exist with the declared size and type and the leading bytes of
                 that type (MP4/QuickTime boxes for the clip), then publishes a new preview version.
                 Idempotent: committing the live upload again answers the same item.
+                With a moderation hook (serve --commit-hook-url) the hook is asked last, after every
+                other check: its refusal is 422 rejected_by_hook (the message is its reason; the upload
+                stays pending, and committing it again asks the hook again), and no verdict in time is
+                503 hook_unavailable with Retry-After. The labels it attaches are in the answer.
               requestBody:
                 required: true
                 content:
@@ -135,7 +139,7 @@ enum OpenAPIDocument {
                 '422': {$ref: '#/components/responses/CommitCheckFailed'}
                 '429': {$ref: '#/components/responses/RateLimited'}
                 '500': {$ref: '#/components/responses/Internal'}
-                '503': {$ref: '#/components/responses/Unavailable'}
+                '503': {$ref: '#/components/responses/CommitUnavailable'}
           /api/preview/{streamId}:
             delete:
               tags: [upload]
@@ -715,6 +719,7 @@ enum OpenAPIDocument {
               description: |
                 object_size_mismatch, object_type_mismatch, object_content_mismatch (also a clip whose boxes
                 cannot be read), clip_not_fast_start (with --fast-start require); target is movie or thumbnail.
+                rejected_by_hook: the moderation hook refused the preview; the message is its reason.
               headers:
                 X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
                 Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
@@ -804,6 +809,27 @@ enum OpenAPIDocument {
                 application/x-protobuf:
                   schema:
                     $ref: '#/components/schemas/ProtobufMessage'
+            CommitUnavailable:
+              description: |
+                unavailable (Redis or the object store down), hook_unavailable (the moderation hook did
+                not give a verdict within --commit-hook-timeout: no answer, an error, an answer that is
+                not a verdict, or too many calls in flight); retry after Retry-After seconds.
+              headers:
+                X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
+                RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
+                RateLimit: {$ref: '#/components/headers/RateLimit'}
+                Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+                Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+                Vary: {$ref: '#/components/headers/Vary'}
+                Retry-After: {$ref: '#/components/headers/Retry-After-Required'}
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/CommitUnavailableError'
+                application/x-protobuf:
+                  schema:
+                    $ref: '#/components/schemas/ProtobufMessage'
             UnavailableOrDiskLow:
               description: |
                 unavailable (Redis or the object store down), insufficient_storage (the local store's disk
@@ -878,7 +904,8 @@ enum OpenAPIDocument {
             StreamPreviewPostResponse:
               type: object
               additionalProperties: false
-              required: [movieBodyUrl, movieThumbnailBodyUrl, uploadId, expiresAt, movieHeaders, thumbnailHeaders]
+              required: [movieBodyUrl, movieThumbnailBodyUrl, uploadId, expiresAt, movieHeaders, thumbnailHeaders,
+                refreshAfter]
               properties:
                 movieBodyUrl:
                   description: Signed PUT URL of the clip.
@@ -902,6 +929,14 @@ enum OpenAPIDocument {
                   type: object
                   additionalProperties:
                     type: string
+                refreshAfter:
+                  description: |
+                    Seconds after this upload's commit at which a fresh preview of the stream is due
+                    (serve --preview-refresh, below the preview TTL); from then on the feed marks the
+                    preview stale. A duration, so the client needs no clock in sync with the server's;
+                    `streampreview capture` starts its next capture that long after this one started.
+                    0 from servers older than the field.
+                  $ref: '#/components/schemas/Int64'
             StreamPreviewCommitRequest:
               type: object
               required: [streamId, uploadId]
@@ -916,7 +951,7 @@ enum OpenAPIDocument {
               type: object
               additionalProperties: false
               required: [streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt,
-                durationMs, width, height, fastStart]
+                durationMs, width, height, fastStart, stale]
               properties:
                 streamId:
                   $ref: '#/components/schemas/Int64'
@@ -955,6 +990,24 @@ enum OpenAPIDocument {
                 fastStart:
                   description: Whether the clip's moov box precedes its media data.
                   type: boolean
+                stale:
+                  description: |
+                    Whether the preview is past its refresh time (updatedAt + serve --preview-refresh): a
+                    fresh clip was due and has not come, so the stream's source may be down. Decided when
+                    the shared feed snapshot is rendered (about once a second) and in commit answers and
+                    `preview` events.
+                  type: boolean
+                labels:
+                  description: |
+                    What the moderation hook (serve --commit-hook-url) attached when it allowed the
+                    preview. Left out when there are none, as for most previews.
+                  type: object
+                  maxProperties: 16
+                  propertyNames:
+                    pattern: '^[a-z0-9_.-]{1,64}$'
+                  additionalProperties:
+                    type: string
+                    maxLength: 256
             FeedResponse:
               type: object
               additionalProperties: false
@@ -1027,12 +1080,14 @@ enum OpenAPIDocument {
                 - object_type_mismatch # 422
                 - object_content_mismatch # 422
                 - clip_not_fast_start # 422
+                - rejected_by_hook # 422, commit with --commit-hook-url
                 - too_many_pending_uploads # 429
                 - storage_quota_exceeded # 429
                 - rate_limited # 429
                 - internal # 500
                 - unavailable # 503
                 - insufficient_storage # 503
+                - hook_unavailable # 503, commit with --commit-hook-url
             ErrorResponse:
               description: Every error, on every route.
               type: object
@@ -1104,7 +1159,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      enum: [object_size_mismatch, object_type_mismatch, object_content_mismatch, clip_not_fast_start]
+                      enum: [object_size_mismatch, object_type_mismatch, object_content_mismatch, clip_not_fast_start,
+                        rejected_by_hook]
             RateLimitedError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
@@ -1129,6 +1185,12 @@ enum OpenAPIDocument {
                 - properties:
                     code:
                       const: unavailable
+            CommitUnavailableError:
+              allOf:
+                - $ref: '#/components/schemas/ErrorResponse'
+                - properties:
+                    code:
+                      enum: [unavailable, hook_unavailable]
             UnavailableOrDiskLowError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'

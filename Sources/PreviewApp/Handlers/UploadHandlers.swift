@@ -40,7 +40,8 @@ struct UploadHandlers: Sendable {
         try record(upload, now: now)
         let response = StreamPreviewPostResponse(
             movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
-            expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers)
+            expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers,
+            refreshAfter: context.policy.previewRefresh)
         return WireIO.response(response, for: request)
     }
 
@@ -134,13 +135,19 @@ struct UploadHandlers: Sendable {
             key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail", prefixLength: MediaType.sniffLength)
         let clip =
             isClip ? try inspectClip(key: pending.movieKey, object: movie, streamId: pending.streamId) : MP4Info()
+        // Last, so the hook sees only uploads that passed every other check; a refused upload
+        // stays pending, and committing it again asks the hook again.
+        let labels =
+            try context.commitHook?.review(
+                pending, subject: caller.subject, movieBytes: movie.size, thumbnailBytes: thumbnail.size, clip: clip,
+                now: now) ?? [:]
         let record = PreviewRecord(
             streamId: pending.streamId, version: 0, uploadId: pending.uploadId, movieKey: pending.movieKey,
             thumbnailKey: pending.thumbnailKey, movieType: pending.movie.type, thumbnailType: pending.thumbnail.type,
             movieBytes: movie.size, thumbnailBytes: thumbnail.size, movieURL: context.publicURL(of: pending.movieKey),
             thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
             expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
-            height: clip.height, fastStart: clip.fastStart)
+            height: clip.height, fastStart: clip.fastStart, labels: labels)
         let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
             context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())

@@ -8,10 +8,14 @@ final class AppMetrics: Sendable {
     /// Object store calls by operation: `head`, `get`, `put`, `delete`, `post`, `other`.
     let storage = CallMetrics(operations: ["head", "get", "put", "delete", "post", "other"])
     let sweeper = SweeperMetrics()
+    /// Webhook deliveries, retries, dead letters and the backlog.
+    let webhooks = WebhookMetrics()
     /// Requests refused by the rate limiter, and feed requests served unchecked.
     let rateLimits = RateLimitMetrics()
     /// Pending uploads and the sweeper's backlog, refreshed from Redis in the background.
     let redisGauges = RedisGauges()
+    /// The moderation hook's verdicts and failures (`--commit-hook-url`).
+    let commitHook = CommitHookMetrics()
     /// Connections open on the servers of this process; set once they are listening.
     private let connections = Mutex<(@Sendable () -> Int)?>(nil)
 

@@ -40,8 +40,10 @@ struct MetricsHandler: Sendable {
             into: &text, latency: "streampreview_storage_call_duration_seconds",
             errors: "streampreview_storage_errors_total", label: "operation", subject: "object store")
         metrics.sweeper.render(into: &text)
+        metrics.webhooks.render(into: &text)
         context.authenticator.keyRing.render(into: &text)
         metrics.rateLimits.render(into: &text)
+        metrics.commitHook.render(into: &text)
         if let snapshot = context.feedCache.held {
             text.family("streampreview_live_streams", .gauge, help: "Streams in the feed snapshot this process serves.")
             text.sample("streampreview_live_streams", Int64(snapshot.count))

@@ -41,6 +41,8 @@ struct AppContext: Sendable {
     var feedEvents: FeedEvents?
     /// Whether `GET /` serves the viewer page (`--no-viewer-page`).
     var servesViewerPage = true
+    /// The moderation hook asked before each publish (`--commit-hook-url`); nil: none.
+    var commitHook: CommitHook?
 
     /// The client address of a request when `--trusted-proxies` is set (the peer, or what the
     /// trusted proxies say they forwarded); nil without trusted proxies, when the client is the
@@ -60,12 +62,15 @@ struct AppContext: Sendable {
 
     /// The feed item of a live stream for one viewer; URLs minted now.
     func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, now: Int64) throws -> FeedItem {
-        try Self.feedItem(stream, seen: seen, liked: liked, storage: storage, now: now)
+        try Self.feedItem(
+            stream, seen: seen, liked: liked, storage: storage, previewRefresh: policy.previewRefresh, now: now)
     }
 
-    static func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, storage: any ObjectStorage, now: Int64) throws
-        -> FeedItem
-    {
+    /// `previewRefresh`: seconds after its commit at which a preview is marked `stale`.
+    static func feedItem(
+        _ stream: LiveStream, seen: Bool, liked: Bool, storage: any ObjectStorage,
+        previewRefresh: Int64 = UploadPolicy().previewRefresh, now: Int64
+    ) throws -> FeedItem {
         let preview = stream.preview
         return FeedItem(
             streamId: preview.streamId,
@@ -73,17 +78,27 @@ struct AppContext: Sendable {
             thumbnailUrl: try preview.thumbnailURL ?? storage.downloadURL(key: preview.thumbnailKey, now: now),
             likes: stream.likes, liked: liked, seen: seen, previewVersion: preview.version,
             updatedAt: preview.updatedAt, expiresAt: preview.expiresAt, durationMs: preview.durationMs,
-            width: preview.width, height: preview.height, fastStart: preview.fastStart)
+            width: preview.width, height: preview.height, fastStart: preview.fastStart, labels: preview.labels,
+            stale: now >= Self.staleAt(preview, previewRefresh: previewRefresh))
     }
 
-    /// The shared feed snapshot, rendering items as `feedItem` does.
+    /// When a preview turns stale: its commit time + the refresh time.
+    static func staleAt(_ preview: PreviewRecord, previewRefresh: Int64) -> Int64 {
+        preview.updatedAt + previewRefresh
+    }
+
+    /// The shared feed snapshot, rendering items as `feedItem` does. A fresh preview's template
+    /// is valid until the preview turns stale, so the first snapshot after that renders it again:
+    /// the `stale` flag costs the feed requests nothing.
     static func feedCache(
         store: PreviewStore, storage: any ObjectStorage, crypto: OpenSSLCrypto, maxAgeMilliseconds: Int64,
-        grid: ExpiryGrid
+        grid: ExpiryGrid, previewRefresh: Int64 = UploadPolicy().previewRefresh
     ) -> FeedSnapshotCache {
         FeedSnapshotCache(store: store, maxAgeMilliseconds: maxAgeMilliseconds, grid: grid) { stream, now in
-            FeedItemTemplate(
-                try feedItem(stream, seen: false, liked: false, storage: storage, now: now), crypto: crypto)
+            let item = try feedItem(
+                stream, seen: false, liked: false, storage: storage, previewRefresh: previewRefresh, now: now)
+            let turnsStale = staleAt(stream.preview, previewRefresh: previewRefresh)
+            return FeedItemTemplate(item, crypto: crypto, validUntil: item.stale ? .max : turnsStale)
         }
     }
 

@@ -10,6 +10,9 @@ protocol ObjectStorage: Sendable {
     /// A GET URL for the feed: plain on the public base URL when one is configured, otherwise
     /// signed on the expiry grid so every viewer in a window gets the same URL.
     func downloadURL(key: String, now: Int64) throws -> String
+    /// A GET URL signed at `now` for `expiresIn` seconds, never plain nor shared: what the
+    /// commit hook fetches an object with before it is published.
+    func privateDownloadURL(key: String, now: Int64, expiresIn: Int64) throws -> String
     /// Size, stored content type and up to `prefixLength` leading bytes; nil when absent.
     func inspect(key: String, prefixLength: Int) throws -> ObjectInfo?
     /// Up to `length` bytes from `offset` (a ranged GET: `Range: bytes=offset-(offset+length-1)`);

@@ -147,14 +147,7 @@ final class RemoteObjectClient: Sendable {
         return configuration.retry.retryDelay(after: outcome, attempt: attempt, elapsed: elapsed, random: random())
     }
 
-    static func outcome(of error: HTTPClientError) -> RetryPolicy.Outcome {
-        switch error.kind {
-        case .timeout: return .timeout
-        case .connect: return .connect
-        case .transfer: return .transfer
-        case .invalidURL, .invalidRequest, .file: return .fatal
-        }
-    }
+    static func outcome(of error: HTTPClientError) -> RetryPolicy.Outcome { RetryPolicy.Outcome(error) }
 
     /// `503 SlowDown (Please reduce your request rate.)` or just `503`.
     static func describe(_ response: HTTPClientResponse) -> String {

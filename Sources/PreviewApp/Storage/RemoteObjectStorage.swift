@@ -57,6 +57,12 @@ final class RemoteObjectStorage: ObjectStorage {
         }
     }
 
+    func privateDownloadURL(key: String, now: Int64, expiresIn: Int64) throws -> String {
+        try signer.presign(
+            ObjectSignRequest(
+                method: "GET", bucket: bucket, key: key, expiresSeconds: Int(expiresIn), signingTime: now))
+    }
+
     // MARK: Requests of our own
 
     /// HEAD for size and content type, then a ranged GET for the leading bytes.

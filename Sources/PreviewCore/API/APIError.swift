@@ -48,6 +48,9 @@ public struct APIError: Error, Sendable, Equatable {
         case objectContentMismatch = "object_content_mismatch"
         /// The clip's `moov` box comes after its media data and the server requires fast-start.
         case clipNotFastStart = "clip_not_fast_start"
+        /// The operator's moderation hook (`--commit-hook-url`) refused the preview; the message
+        /// is the hook's reason.
+        case rejectedByHook = "rejected_by_hook"
         /// The stream already has the configured number of uploads issued and neither committed
         /// nor past their commit deadline (`--max-pending-uploads`).
         case tooManyPendingUploads = "too_many_pending_uploads"
@@ -64,6 +67,9 @@ public struct APIError: Error, Sendable, Equatable {
         case unavailable
         /// The disk under the local store has less free space than `--min-free-disk-bytes`.
         case insufficientStorage = "insufficient_storage"
+        /// The moderation hook did not give a verdict in time (no answer, an error, an answer that
+        /// is not one, too many calls in flight); commits are held back until it does.
+        case hookUnavailable = "hook_unavailable"
 
         public var status: Int {
             switch self {
@@ -78,10 +84,11 @@ public struct APIError: Error, Sendable, Equatable {
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
-            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart: return 422
+            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart, .rejectedByHook:
+                return 422
             case .tooManyPendingUploads, .storageQuotaExceeded, .rateLimited: return 429
             case .internalError: return 500
-            case .unavailable, .insufficientStorage: return 503
+            case .unavailable, .insufficientStorage, .hookUnavailable: return 503
             }
         }
     }

@@ -8,13 +8,17 @@ public final class FeedItemTemplate: Sendable {
     /// fills twenty templates, and every array read is a retain and a release.
     private let json: [UInt8]
     private let jsonHoles: (HoleAt, HoleAt, HoleAt)
-    /// Protobuf: the fields before `likes` (1–3) and after `seen` (7–13).
+    /// Protobuf: the fields before `likes` (1–3) and after `seen` (7 on).
     private let protobufHead: [UInt8]
     private let protobufTail: [UInt8]
     /// The first 16 bytes of the SHA-256 of the item's JSON without likes and flags: what the
     /// feed's entity tag is computed from instead of the whole body. Two words, not an array, so
     /// reading it takes no reference count.
     let digest: (UInt64, UInt64)
+    /// Unix seconds from which these bytes are out of date although the preview is not (its
+    /// `stale` flag turns true then), so a snapshot rendered from then on renders it again;
+    /// `Int64.max`: never.
+    public let validUntil: Int64
 
     private enum Hole: Sendable {
         case likes, liked, seen
@@ -27,7 +31,8 @@ public final class FeedItemTemplate: Sendable {
     }
 
     /// `item`'s `likes`, `liked` and `seen` are ignored: they are filled per request.
-    public init(_ item: FeedItem, crypto: some CryptoPrimitives) {
+    public init(_ item: FeedItem, crypto: some CryptoPrimitives, validUntil: Int64 = .max) {
+        self.validUntil = validUntil
         var blank = item
         blank.likes = 0
         blank.liked = false
@@ -107,6 +112,9 @@ public final class FeedItemTemplate: Sendable {
 
     /// The markers of the blank item's holes. A marker cannot occur inside a JSON string: there
     /// every `"` is escaped, so a quote is never followed by a key and another unescaped quote.
+    /// It can occur inside `labels`, whose keys the commit hook chooses (`"likes":"0"`), but that
+    /// object comes before the three keys (members are in byte order), so the last occurrence
+    /// is the item's own.
     private static let markers: [(Hole, [UInt8], valueOffset: Int)] = [
         (.likes, Array("\"likes\":\"0\"".utf8), 9),
         (.liked, Array("\"liked\":false".utf8), 8),
@@ -116,7 +124,7 @@ public final class FeedItemTemplate: Sendable {
     private static func split(_ json: [UInt8]) -> ([UInt8], (HoleAt, HoleAt, HoleAt)) {
         var found: [(start: Int, end: Int, hole: Hole)] = []
         for (hole, marker, valueOffset) in markers {
-            guard let start = firstIndex(of: marker, in: json) else {
+            guard let start = lastIndex(of: marker, in: json) else {
                 preconditionFailure("FeedItem JSON lacks \(String(decoding: marker, as: UTF8.self))")
             }
             let valueStart = start + valueOffset
@@ -136,9 +144,9 @@ public final class FeedItemTemplate: Sendable {
         return (blank, (holes[0], holes[1], holes[2]))
     }
 
-    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    private static func lastIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count)
+        for start in (0...(haystack.count - needle.count)).reversed()
         where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
             return start
         }

@@ -69,7 +69,9 @@ public final class FeedSnapshot: Sendable {
         for stream in streams where indexById[stream.preview.streamId] == nil {
             let id = stream.preview.streamId
             let template: FeedItemTemplate
-            if let old = reusable?.entry(streamId: id), old.preview == stream.preview {
+            if let old = reusable?.entry(streamId: id), old.preview == stream.preview,
+                old.template.validUntil > loadedAtMilliseconds / 1000
+            {
                 template = old.template
             } else {
                 template = try render(stream)

@@ -22,12 +22,16 @@ public struct PreviewRecord: Sendable, Equatable {
     public var width: Int32
     public var height: Int32
     public var fastStart: Bool
+    /// What the commit hook attached (`PreviewLabels`); empty for most previews, which then
+    /// keep no hash field for it.
+    public var labels: [String: String]
 
     public init(
         streamId: Int64, version: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movieType: MediaType, thumbnailType: MediaType, movieBytes: Int64, thumbnailBytes: Int64,
         movieURL: String? = nil, thumbnailURL: String? = nil, updatedAt: Int64, expiresAt: Int64,
-        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false
+        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
+        labels: [String: String] = [:]
     ) {
         self.streamId = streamId
         self.version = version
@@ -46,6 +50,7 @@ public struct PreviewRecord: Sendable, Equatable {
         self.width = width
         self.height = height
         self.fastStart = fastStart
+        self.labels = labels
     }
 
     /// Hash field names; the publish and delete scripts use the same names.
@@ -70,6 +75,8 @@ public struct PreviewRecord: Sendable, Equatable {
         public static let height = "height"
         /// "1" or "0".
         public static let fastStart = "fastStart"
+        /// `PreviewLabels.encode`; absent when there are none.
+        public static let labels = "labels"
     }
 
     /// The hash fields to write, without `version` (the publish script assigns it).
@@ -84,6 +91,7 @@ public struct PreviewRecord: Sendable, Equatable {
         ]
         if let movieURL { fields.append((Field.movieURL, movieURL)) }
         if let thumbnailURL { fields.append((Field.thumbnailURL, thumbnailURL)) }
+        if !labels.isEmpty { fields.append((Field.labels, PreviewLabels.encode(labels))) }
         return fields
     }
 
@@ -107,6 +115,7 @@ public struct PreviewRecord: Sendable, Equatable {
             durationMs: fields[Field.durationMs].flatMap { Int64($0) } ?? 0,
             width: fields[Field.width].flatMap { Int32($0) } ?? 0,
             height: fields[Field.height].flatMap { Int32($0) } ?? 0,
-            fastStart: fields[Field.fastStart] == "1")
+            fastStart: fields[Field.fastStart] == "1",
+            labels: fields[Field.labels].flatMap(PreviewLabels.decode) ?? [:])
     }
 }

@@ -12,6 +12,9 @@
 /// - `{gc}:…`, the sweeper's: the queue of streams that have (or may soon have) garbage, the
 ///   times they were last added, and the lease. Written once per upload issued, commit and end
 ///   of stream, and by the one sweeper holding the lease.
+/// - `{hooks}:…`, webhook delivery's (`RedisKeys+Webhooks`): the write-ahead index of streams
+///   whose outbox may hold events, one delivery stream per receiver URL, and the dead letters.
+///   Written once per commit and end when webhooks are on, and by the processes that deliver.
 ///
 /// Hot keys and how they scale on a Redis Cluster: the per-stream keys (written by every
 /// upload, commit, like and end, read by every feed reload's pipeline) and the per-viewer keys

@@ -8,6 +8,9 @@ public struct UploadPolicy: Sendable, Equatable {
     public var commitWindow: Int64 = 300
     /// How long a committed preview stays in the feed.
     public var previewTTL: Int64 = 600
+    /// Seconds after a commit at which a fresh preview is due (below `previewTTL`): told to
+    /// uploaders as `refreshAfter`, and past it the feed marks the preview `stale`.
+    public var previewRefresh: Int64 = 300
     /// How many uploads one stream may have issued and neither committed nor past their commit
     /// deadline; the next request is 429 `too_many_pending_uploads`.
     public var maxPendingUploads = 8

@@ -1,8 +1,10 @@
-/// When and how long to wait before trying an object-store request again: exponential
-/// backoff with jitter, bounded in attempts and in total time. Pure: the caller measures
-/// elapsed time and supplies the random number, so tests pin both.
+/// When and how long to wait before trying an HTTP request again: exponential backoff with
+/// jitter, bounded in attempts and in total time, and never sooner than the server's
+/// `Retry-After`. Pure: the caller measures elapsed time and supplies the random number, so
+/// tests pin both.
 ///
-/// Only idempotent requests go through it (HEAD, GET, DELETE, each re-signed per attempt).
+/// Only requests that are safe to repeat go through it: the object client's HEAD, GET and
+/// DELETE (each re-signed per attempt), and the upload client's write-once PUTs and commits.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
     public var maxAttempts = 4
@@ -32,11 +34,12 @@ public struct RetryPolicy: Sendable, Equatable {
         case fatal
     }
 
-    /// 5xx and 429 are the store saying "later"; timeouts and broken connections are the
-    /// network saying the same. Any other status is an answer.
+    /// 5xx, 429 and 408 (the server gave up waiting for the request) are the server saying
+    /// "later"; timeouts and broken connections are the network saying the same. Any other
+    /// status is an answer.
     public static func isRetryable(_ outcome: Outcome) -> Bool {
         switch outcome {
-        case .status(let status): return status == 429 || (500...599).contains(status)
+        case .status(let status): return status == 408 || status == 429 || (500...599).contains(status)
         case .timeout, .connect, .transfer: return true
         case .fatal: return false
         }
@@ -52,10 +55,22 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// Seconds to wait before trying again, or nil to give up: the outcome is final, the
-    /// attempts are used up, or the wait would end past `maxTotal`.
-    public func retryDelay(after outcome: Outcome, attempt: Int, elapsed: Double, random: Double) -> Double? {
-        guard Self.isRetryable(outcome), attempt < maxAttempts else { return nil }
-        let wait = delay(afterAttempt: attempt, random: random)
+    /// attempts are used up, or the wait would end past `maxTotal`. `retryAfter` is the
+    /// server's `Retry-After` in seconds (RFC 9110 §10.2.3): the wait is at least that, even
+    /// past `maxDelay`, and a server asking for more than the budget left ends the retries.
+    public func retryDelay(
+        after outcome: Outcome, attempt: Int, elapsed: Double, random: Double, retryAfter: Double? = nil
+    ) -> Double? {
+        guard Self.isRetryable(outcome) else { return nil }
+        return wait(afterAttempt: attempt, elapsed: elapsed, random: random, retryAfter: retryAfter)
+    }
+
+    /// The same bounds for a failure the caller has judged worth repeating by rules of its own
+    /// (an upload's `409 upload_in_progress`): the wait, or nil when the attempts are used up or
+    /// the wait would end past `maxTotal`.
+    public func wait(afterAttempt attempt: Int, elapsed: Double, random: Double, retryAfter: Double? = nil) -> Double? {
+        guard attempt < maxAttempts else { return nil }
+        let wait = max(delay(afterAttempt: attempt, random: random), max(retryAfter ?? 0, 0))
         guard elapsed + wait < maxTotal else { return nil }
         return wait
     }

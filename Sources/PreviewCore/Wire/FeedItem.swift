@@ -28,11 +28,18 @@ public struct FeedItem: Sendable, Equatable {
     /// Field 13: whether `moov` precedes `mdat`, so playback can start while downloading;
     /// false also for previews committed before the field existed.
     public var fastStart: Bool
+    /// Field 14: what the operator's commit hook attached to this preview (`PreviewLabels`),
+    /// such as a rating; empty for most, and then not written at all in JSON or protobuf.
+    public var labels: [String: String]
+    /// Field 15: whether the preview is past its refresh time (`updatedAt` + `--preview-refresh`):
+    /// a fresh clip was due and has not come.
+    public var stale: Bool
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
-        expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false
+        expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
+        labels: [String: String] = [:], stale: Bool = false
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -47,6 +54,8 @@ public struct FeedItem: Sendable, Equatable {
         self.width = width
         self.height = height
         self.fastStart = fastStart
+        self.labels = labels
+        self.stale = stale
     }
 }
 
@@ -74,6 +83,10 @@ extension FeedItem: WireMessage {
             case (11, .varint): width = try reader.readInt32(field)
             case (12, .varint): height = try reader.readInt32(field)
             case (13, .varint): fastStart = try reader.readBool(field)
+            case (14, .lengthDelimited):
+                let (key, value) = try reader.readStringMapEntry(field, name: "labels")
+                labels[key] = value
+            case (15, .varint): stale = try reader.readBool(field)
             default: try reader.skip(field)
             }
         }
@@ -94,6 +107,8 @@ extension FeedItem: WireMessage {
         writer.writeInt32(field: 11, width)
         writer.writeInt32(field: 12, height)
         writer.writeBool(field: 13, fastStart)
+        writer.writeStringMap(field: 14, labels)
+        writer.writeBool(field: 15, stale)
         return writer.bytes
     }
 
@@ -118,6 +133,10 @@ extension FeedItem: WireMessage {
         writer.bool(fastStart)
         writer.key("height")
         writer.number(height)
+        if !labels.isEmpty {
+            writer.key("labels")
+            writer.stringMap(labels)
+        }
         writer.key("liked")
         writer.bool(liked)
         writer.key("likes")
@@ -128,6 +147,8 @@ extension FeedItem: WireMessage {
         writer.int64String(previewVersion)
         writer.key("seen")
         writer.bool(seen)
+        writer.key("stale")
+        writer.bool(stale)
         writer.key("streamId")
         writer.int64String(streamId)
         writer.key("thumbnailUrl")
@@ -145,7 +166,8 @@ extension FeedItem: WireMessage {
             likes: dto.likes?.value ?? 0, liked: dto.liked ?? false, seen: dto.seen ?? false,
             previewVersion: dto.previewVersion?.value ?? 0, updatedAt: dto.updatedAt?.value ?? 0,
             expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
-            height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false)
+            height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false, labels: dto.labels ?? [:],
+            stale: dto.stale ?? false)
     }
 
     var dto: DTO {
@@ -153,7 +175,7 @@ extension FeedItem: WireMessage {
             streamId: JSONInt64(streamId), movieUrl: movieUrl, thumbnailUrl: thumbnailUrl, likes: JSONInt64(likes),
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
             expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
-            height: JSONInt32(height), fastStart: fastStart)
+            height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -171,10 +193,14 @@ extension FeedItem: WireMessage {
         var width: JSONInt32?
         var height: JSONInt32?
         var fastStart: Bool?
+        /// Absent when empty, as `jsonBytes` writes it.
+        var labels: [String: String]?
+        var stale: Bool?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
-            case durationMs, width, height, fastStart
+            case durationMs, width, height, fastStart, labels
+            case stale
         }
     }
 }

@@ -13,10 +13,14 @@ public struct StreamPreviewPostResponse: Sendable, Equatable {
     public var movieHeaders: [String: String]
     /// Field 6: the exact headers the client must send with the thumbnail PUT.
     public var thumbnailHeaders: [String: String]
+    /// Field 7: seconds after the commit at which a fresh preview is due (`--preview-refresh`);
+    /// a duration, so clients need no synchronised clock. 0: not said.
+    public var refreshAfter: Int64
 
     public init(
         movieBodyUrl: String = "", movieThumbnailBodyUrl: String = "", uploadId: String = "",
-        expiresAt: Int64 = 0, movieHeaders: [String: String] = [:], thumbnailHeaders: [String: String] = [:]
+        expiresAt: Int64 = 0, movieHeaders: [String: String] = [:], thumbnailHeaders: [String: String] = [:],
+        refreshAfter: Int64 = 0
     ) {
         self.movieBodyUrl = movieBodyUrl
         self.movieThumbnailBodyUrl = movieThumbnailBodyUrl
@@ -24,6 +28,7 @@ public struct StreamPreviewPostResponse: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.movieHeaders = movieHeaders
         self.thumbnailHeaders = thumbnailHeaders
+        self.refreshAfter = refreshAfter
     }
 }
 
@@ -44,6 +49,7 @@ extension StreamPreviewPostResponse: WireMessage {
             case (6, .lengthDelimited):
                 let (key, value) = try reader.readStringMapEntry(field, name: "thumbnailHeaders")
                 thumbnailHeaders[key] = value
+            case (7, .varint): refreshAfter = try reader.readInt64(field)
             default: try reader.skip(field)
             }
         }
@@ -57,6 +63,7 @@ extension StreamPreviewPostResponse: WireMessage {
         writer.writeInt64(field: 4, expiresAt)
         writer.writeStringMap(field: 5, movieHeaders)
         writer.writeStringMap(field: 6, thumbnailHeaders)
+        writer.writeInt64(field: 7, refreshAfter)
         return writer.bytes
     }
 
@@ -65,7 +72,8 @@ extension StreamPreviewPostResponse: WireMessage {
         self.init(
             movieBodyUrl: dto.movieBodyUrl ?? "", movieThumbnailBodyUrl: dto.movieThumbnailBodyUrl ?? "",
             uploadId: dto.uploadId ?? "", expiresAt: dto.expiresAt?.value ?? 0,
-            movieHeaders: dto.movieHeaders ?? [:], thumbnailHeaders: dto.thumbnailHeaders ?? [:])
+            movieHeaders: dto.movieHeaders ?? [:], thumbnailHeaders: dto.thumbnailHeaders ?? [:],
+            refreshAfter: dto.refreshAfter?.value ?? 0)
     }
 
     public func jsonBytes() -> [UInt8] {
@@ -79,6 +87,8 @@ extension StreamPreviewPostResponse: WireMessage {
         writer.stringMap(movieHeaders)
         writer.key("movieThumbnailBodyUrl")
         writer.string(movieThumbnailBodyUrl)
+        writer.key("refreshAfter")
+        writer.int64String(refreshAfter)
         writer.key("thumbnailHeaders")
         writer.stringMap(thumbnailHeaders)
         writer.key("uploadId")
@@ -91,7 +101,8 @@ extension StreamPreviewPostResponse: WireMessage {
     var dto: DTO {
         DTO(
             movieBodyUrl: movieBodyUrl, movieThumbnailBodyUrl: movieThumbnailBodyUrl, uploadId: uploadId,
-            expiresAt: JSONInt64(expiresAt), movieHeaders: movieHeaders, thumbnailHeaders: thumbnailHeaders)
+            expiresAt: JSONInt64(expiresAt), movieHeaders: movieHeaders, thumbnailHeaders: thumbnailHeaders,
+            refreshAfter: JSONInt64(refreshAfter))
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -102,9 +113,11 @@ extension StreamPreviewPostResponse: WireMessage {
         var expiresAt: JSONInt64?
         var movieHeaders: [String: String]?
         var thumbnailHeaders: [String: String]?
+        var refreshAfter: JSONInt64?
 
         enum CodingKeys: String, CodingKey {
             case movieBodyUrl, movieThumbnailBodyUrl, uploadId, expiresAt, movieHeaders, thumbnailHeaders
+            case refreshAfter
         }
     }
 }

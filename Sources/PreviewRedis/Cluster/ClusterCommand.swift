@@ -12,17 +12,23 @@ struct ClusterCommand {
         slot = Self.key(of: args).map(ClusterSlot.of)
     }
 
-    /// The key that decides where `args` runs: the first key after the command name, or for
-    /// EVAL/EVALSHA the first of its KEYS; nil for the commands that take no key.
+    /// The key that decides where `args` runs: the first key after the command name, for
+    /// EVAL/EVALSHA the first of its KEYS, for XREAD/XREADGROUP the first after `STREAMS`, for
+    /// XGROUP/XINFO the one after the subcommand; nil for the commands that take no key.
     static func key(of args: [String]) -> String? {
         guard let name = args.first?.uppercased() else { return nil }
         switch name {
         case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
             guard args.count > 3, let count = Int(args[2]), count > 0 else { return nil }
             return args[3]
-        case "XINFO":
-            // XINFO STREAM <key>: the subcommand comes first.
+        case "XINFO", "XGROUP":
+            // XINFO STREAM <key>, XGROUP CREATE <key> ...: the subcommand comes first.
             return args.count > 2 ? args[2] : nil
+        case "XREAD", "XREADGROUP":
+            // ... STREAMS <key>... <id>...: the options (GROUP g c, COUNT n, BLOCK ms) come first.
+            guard let streams = args.firstIndex(where: { $0.uppercased() == "STREAMS" }), streams + 1 < args.count
+            else { return nil }
+            return args[streams + 1]
         case "PING", "ECHO", "PUBLISH", "SCRIPT", "FUNCTION", "INFO", "CLUSTER", "ASKING", "TIME", "DBSIZE",
             "SUBSCRIBE", "PSUBSCRIBE", "AUTH", "SELECT", "HELLO", "CLIENT", "CONFIG", "COMMAND", "WAIT", "MULTI",
             "EXEC", "DISCARD", "READONLY", "READWRITE", "FLUSHALL", "FLUSHDB", "SCAN", "KEYS", "RANDOMKEY":
@@ -45,6 +51,7 @@ struct ClusterCommand {
     private static let readOnly: Set<String> = [
         "GET", "MGET", "EXISTS", "TTL", "PTTL", "TYPE", "STRLEN", "HGET", "HMGET", "HGETALL", "HKEYS", "HVALS",
         "HLEN", "HEXISTS", "SCARD", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "ZCARD", "ZCOUNT", "ZSCORE", "ZMSCORE",
-        "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANK", "LLEN", "LRANGE", "PING",
+        "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANK", "LLEN", "LRANGE", "PING", "XRANGE",
+        "XREVRANGE", "XLEN", "XPENDING", "XINFO",
     ]
 }

@@ -55,21 +55,24 @@ enum PreviewScripts {
 
     /// Publishes a verified upload as the stream's new preview version.
     /// KEYS: preview, version, upload, garbage, likers, pending, deleting, retained bytes,
-    /// retained sizes, retained due.
+    /// retained sizes, retained due, webhook outbox, replaced objects.
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
     /// thumbnail key, change channel, change message prefix (`FeedChange`), retained-until (the
-    /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, then
-    /// field/value pairs. The new objects count in the stream's retained bytes at their real
+    /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, webhook
+    /// nonce ("" = no events), then field/value pairs. The new objects count in the stream's retained bytes at their real
     /// sizes until retained-until; the replaced ones until retire-until.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
     /// deadline, or already condemned by the sweeper). The upload record is consumed (and
     /// leaves the pending set) and its objects leave the garbage set: they now belong to the
     /// preview. The replaced preview's objects enter the garbage set until retire-until. The
-    /// version counter and likers become persistent while the stream is live.
+    /// version counter and likers become persistent while the stream is live. With webhooks on,
+    /// the outbox gets `preview.replaced` when a live preview was replaced (whose objects are
+    /// then recorded in the replaced-objects hash for their `preview.removed`), else
+    /// `preview.published`, after a `preview.removed` (expired) for an expired preview not swept yet.
     static let publish = RedisScript(
         name: "publish",
-        source: RetainedScripts.functions + """
+        source: RetainedScripts.functions + WebhookScripts.outboxFunction + """
             local current = redis.call('HGET', KEYS[1], 'uploadId')
             if current == ARGV[1] then
               return {'same', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
@@ -82,6 +85,7 @@ enum PreviewScripts {
               return {'expired', 0, {}}
             end
             local old = redis.call('HMGET', KEYS[1], 'movieKey', 'thumbnailKey')
+            local previous = redis.call('HMGET', KEYS[1], 'version', 'uploadId', 'expiresAt')
             for _, key in ipairs(old) do
               if key then
                 redis.call('ZADD', KEYS[4], ARGV[2], key)
@@ -97,29 +101,51 @@ enum PreviewScripts {
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[5])
             local stale = redis.call('HKEYS', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 11))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 12))
             local fresh = {version = true}
-            for i = 11, #ARGV, 2 do fresh[ARGV[i]] = true end
+            for i = 12, #ARGV, 2 do fresh[ARGV[i]] = true end
             for _, field in ipairs(stale) do
               if not fresh[field] then redis.call('HDEL', KEYS[1], field) end
             end
             redis.call('DEL', KEYS[3])
             redis.call('ZREM', KEYS[6], ARGV[1])
             redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' ' .. version)
+            local now = tonumber(ARGV[3])
+            local expires = redis.call('HGET', KEYS[1], 'expiresAt') or '0'
+            local from = previous[2] or ''
+            if previous[1] and tonumber(previous[3] or '0') > now then
+              webhook_event(KEYS[11], ARGV[11], 0, 'preview.replaced', ARGV[3], 'previewVersion', version,
+                'uploadId', ARGV[1], 'expiresAt', expires, 'previousVersion', previous[1], 'previousUploadId', from)
+              if ARGV[11] ~= '' and old[1] and old[2] then
+                local owner = previous[1] .. ' ' .. from .. ' '
+                redis.call('HSET', KEYS[12], old[1], owner .. old[2], old[2], owner .. old[1])
+                redis.call('EXPIRE', KEYS[12], math.max(redis.call('TTL', KEYS[12]), tonumber(ARGV[2]) - now + 604800))
+              end
+            else
+              local number = 0
+              if previous[1] then
+                number = webhook_event(KEYS[11], ARGV[11], 0, 'preview.removed', ARGV[3], 'previewVersion', previous[1],
+                  'uploadId', from, 'reason', 'expired')
+              end
+              webhook_event(KEYS[11], ARGV[11], number, 'preview.published', ARGV[3], 'previewVersion', version,
+                'uploadId', ARGV[1], 'expiresAt', expires)
+            end
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
 
     /// Removes the live preview (end of stream, or the sweeper finding it expired), moving its
     /// objects to the stream's garbage set for the grace period, and starts the expiry of the
     /// stream's version counter and likers.
-    /// KEYS: preview, garbage, version, likers. ARGV: retire-until, expired-at ("" = remove
-    /// whatever is live; otherwise only if the preview's expiresAt <= this time, so a fresher
-    /// commit survives), keep-after-end seconds, change channel, change message prefix.
+    /// KEYS: preview, garbage, version, likers, webhook outbox. ARGV: retire-until, expired-at
+    /// ("" = remove whatever is live; otherwise only if the preview's expiresAt <= this time, so
+    /// a fresher commit survives), keep-after-end seconds, change channel, change message prefix,
+    /// webhook nonce ("" = no event), now. With webhooks on, the outbox gets `preview.removed`
+    /// (reason `ended` without an expired-at, else `expired`).
     /// Returns the removed version, or 0 when nothing was removed.
     static let retire = RedisScript(
         name: "retire",
-        source: """
-            local fields = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey')
+        source: WebhookScripts.outboxFunction + """
+            local fields = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey', 'uploadId')
             if not fields[1] then return 0 end
             if ARGV[2] ~= '' and tonumber(fields[2] or '0') > tonumber(ARGV[2]) then return 0 end
             for i = 3, 4 do
@@ -129,6 +155,8 @@ enum PreviewScripts {
             redis.call('EXPIRE', KEYS[3], ARGV[3])
             redis.call('EXPIRE', KEYS[4], ARGV[3])
             redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. fields[1])
+            webhook_event(KEYS[5], ARGV[6], 0, 'preview.removed', ARGV[7], 'previewVersion', fields[1],
+              'uploadId', fields[5] or '', 'reason', ARGV[2] == '' and 'ended' or 'expired')
             return tonumber(fields[1])
             """)
 

@@ -144,13 +144,17 @@ extension PreviewStore {
         retireUntil: Int64, keepAfterEnd: Int64
     ) throws -> [Collected] {
         let args = [String(now), String(limit), String(claimUntil), String(retireUntil), String(max(1, keepAfterEnd))]
+        try announceWebhookOutboxes(streamIds, now: now)
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 SweepScripts.collect,
                 calls: streamIds.map { id in
                     (
-                        [keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id)],
-                        args + [String(takenOver.contains(id) ? claimUntil : now)]
+                        [
+                            keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id),
+                            keys.webhookOutbox(id),
+                        ],
+                        args + [String(takenOver.contains(id) ? claimUntil : now), webhookNonce()]
                     )
                 })
         }
@@ -215,15 +219,21 @@ extension PreviewStore {
     public func acknowledgeDeletes(
         _ outcomes: [DeleteOutcome], now: Int64, backoffSeconds: Int64, maxBackoffSeconds: Int64
     ) throws -> [Int64?] {
+        try announceWebhookOutboxes(outcomes.filter { !$0.deleted.isEmpty }.map(\.streamId), now: now)
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 SweepScripts.acknowledge,
                 calls: outcomes.map { outcome in
                     let id = outcome.streamId
                     return (
-                        [keys.garbage(id), keys.deleting(id), keys.deleteAttempts(id), keys.preview(id)],
-                        [String(now), String(backoffSeconds), String(maxBackoffSeconds), String(outcome.deleted.count)]
-                            + outcome.deleted + outcome.failed
+                        [
+                            keys.garbage(id), keys.deleting(id), keys.deleteAttempts(id), keys.preview(id),
+                            keys.replacedObjects(id), keys.webhookOutbox(id),
+                        ],
+                        [
+                            String(now), String(backoffSeconds), String(maxBackoffSeconds),
+                            String(outcome.deleted.count), webhookNonce(),
+                        ] + outcome.deleted + outcome.failed
                     )
                 })
         }
@@ -243,15 +253,20 @@ extension PreviewStore {
     public func retireExpired(streamIds: [Int64], now: Int64, retireUntil: Int64, keepAfterEnd: Int64) throws -> Int {
         guard !streamIds.isEmpty else { return 0 }
         try enqueueSweep(streamIds.map { ($0, retireUntil) }, now: now)
+        try announceWebhookOutboxes(streamIds, now: now)
         let replies = try pool.withConnection { connection in
             try connection.evalPipeline(
                 PreviewScripts.retire,
                 calls: streamIds.map { id in
                     (
-                        [keys.preview(id), keys.garbage(id), keys.version(id), keys.likers(id)],
+                        [
+                            keys.preview(id), keys.garbage(id), keys.version(id), keys.likers(id),
+                            keys.webhookOutbox(id),
+                        ],
                         [
                             String(retireUntil), String(now), String(max(1, keepAfterEnd)), keys.feedChanges,
-                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id),
+                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id), webhookNonce(),
+                            String(now),
                         ]
                     )
                 })

@@ -13,6 +13,10 @@ public final class PreviewStore: Sendable {
     let failpoints: Failpoints
     /// About how many entries the event log keeps (`XADD ... MAXLEN ~`).
     public let eventLogLength: Int
+    /// Whether the changes write webhook events to their streams' outboxes (`--webhook-url`).
+    /// Every process that makes changes (each replica, the sweep job) must agree, or the changes
+    /// one of them makes go unannounced.
+    public let webhookEvents: Bool
     /// Events that could not be written to the log after their change was made (counted, not
     /// thrown: the change stands, and a viewer who missed it sees it at the next reload).
     let eventFailures = Atomic<Int>(0)
@@ -38,23 +42,24 @@ public final class PreviewStore: Sendable {
 
     public init(
         client: any RedisClient, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false
     ) {
         self.pool = client
         self.keys = keys
         self.replicaWait = replicaWait
         self.failpoints = failpoints
         self.eventLogLength = max(1, eventLogLength)
+        self.webhookEvents = webhookEvents
     }
 
     /// A store on one server's pool (`RedisServerClient`).
     public convenience init(
         pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false
     ) {
         self.init(
             client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints,
-            eventLogLength: eventLogLength)
+            eventLogLength: eventLogLength, webhookEvents: webhookEvents)
     }
 
     /// PING, for readiness.
@@ -160,20 +165,20 @@ public final class PreviewStore: Sendable {
             keys.feedChanges,
             FeedChange.prefix(origin: origin, kind: .published, streamId: id),
             String(Self.retainedUntil(preview, retireUntil: retireUntil, now: now)), String(preview.movieBytes),
-            String(preview.thumbnailBytes),
+            String(preview.thumbnailBytes), webhookNonce(),
         ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let before =
             enqueueCommands([(id, retireUntil)], now: now) + [
                 ["ZADD", keys.live, "GT", String(preview.expiresAt), String(id)]
-            ]
+            ] + webhookWriteAhead([id], now: now)
         let reply = try pool.withConnection { connection in
             let reply = try connection.eval(
                 PreviewScripts.publish,
                 keys: [
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
-                ] + keys.retained(id).all,
+                ] + keys.retained(id).all + [keys.webhookOutbox(id), keys.replacedObjects(id)],
                 args: args, after: before)
             try replicaWait.confirm(on: connection)
             return reply
@@ -209,12 +214,16 @@ public final class PreviewStore: Sendable {
         let removed = try pool.withConnection { connection in
             let removed = try connection.eval(
                 PreviewScripts.retire,
-                keys: [keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId)],
+                keys: [
+                    keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId),
+                    keys.webhookOutbox(streamId),
+                ],
                 args: [
                     String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)),
                     keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
+                    webhookNonce(), String(now),
                 ],
-                after: enqueueCommands([(streamId, retireUntil)], now: now))
+                after: enqueueCommands([(streamId, retireUntil)], now: now) + webhookWriteAhead([streamId], now: now))
             try replicaWait.confirm(on: connection)
             return removed
         }

@@ -128,15 +128,17 @@ enum SweepScripts {
     /// keys are claimed until claim-until; "due" for the deleting set means by claim-due, which
     /// is now, or claim-until for a stream taken over from a dead sweeper (whose claims ran to at
     /// most its now plus the claim time; a key in delete backoff may so be retried early, once).
-    /// KEYS: preview, garbage, deleting, version, likers.
-    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due.
+    /// With webhooks on, a retired preview's `preview.removed` (expired) goes to the outbox.
+    /// KEYS: preview, garbage, deleting, version, likers, webhook outbox.
+    /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due, webhook
+    /// nonce ("" = no event).
     /// Returns {retired version or 0, kept, claimed keys...}.
     static let collect = RedisScript(
         name: "sweepCollect",
-        source: """
+        source: WebhookScripts.outboxFunction + """
             local now = tonumber(ARGV[1])
             local limit = tonumber(ARGV[2])
-            local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey')
+            local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey', 'uploadId')
             local retired = 0
             if live[1] and tonumber(live[2] or '0') <= now then
               for i = 3, 4 do
@@ -146,6 +148,8 @@ enum SweepScripts {
               redis.call('EXPIRE', KEYS[4], ARGV[5])
               redis.call('EXPIRE', KEYS[5], ARGV[5])
               retired = tonumber(live[1])
+              webhook_event(KEYS[6], ARGV[7], 0, 'preview.removed', ARGV[1], 'previewVersion', live[1],
+                'uploadId', live[5] or '', 'reason', 'expired')
               live = {}
             end
             local kept = 0
@@ -183,17 +187,21 @@ enum SweepScripts {
     /// Records the outcome of deletes: deleted keys are forgotten; failed ones wait
     /// base × 2^(attempts-1) seconds (at most max) before the next try. The removals come last,
     /// so no key is read after it may have been emptied (see `PreviewScripts` on migrating slots).
-    /// KEYS: garbage, deleting, attempts, preview. ARGV: now, base seconds, max seconds,
-    /// number of deleted keys, the deleted keys, then the failed keys.
+    /// With webhooks on, a replaced preview whose objects are now both deleted (recorded in the
+    /// replaced-objects hash by the commit that replaced it) gets its `preview.removed`
+    /// (replaced) in the outbox, and its records go.
+    /// KEYS: garbage, deleting, attempts, preview, replaced objects, webhook outbox. ARGV: now,
+    /// base seconds, max seconds, number of deleted keys, webhook nonce ("" = no events), the
+    /// deleted keys, then the failed keys.
     /// Returns when the stream needs a look next: the earliest time in either set, or the
     /// live preview's expiry if sooner; -1 when there is nothing to look at. Times are clamped
     /// to 0...2^53, so a hostile `inf` or `-inf` score still becomes an integer reply.
     static let acknowledge = RedisScript(
         name: "sweepAcknowledge",
-        source: """
+        source: WebhookScripts.outboxFunction + """
             local now = tonumber(ARGV[1])
             local deleted = tonumber(ARGV[4])
-            for i = 5 + deleted, #ARGV do
+            for i = 6 + deleted, #ARGV do
               local attempts = redis.call('HINCRBY', KEYS[3], ARGV[i], 1)
               local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 30), tonumber(ARGV[3]))
               redis.call('ZADD', KEYS[2], now + math.floor(delay), ARGV[i])
@@ -201,7 +209,25 @@ enum SweepScripts {
             local next = tonumber(redis.call('HGET', KEYS[4], 'expiresAt') or '-1') or 0
             if next ~= -1 then next = math.max(next, 0) end
             local gone = {}
-            for i = 5, 4 + deleted do gone[ARGV[i]] = true end
+            for i = 6, 5 + deleted do gone[ARGV[i]] = true end
+            local forget = {}
+            if ARGV[5] ~= '' and deleted > 0 then
+              local records = redis.call('HMGET', KEYS[5], unpack(ARGV, 6, 5 + deleted))
+              local number, announced = 0, {}
+              for i = 1, deleted do
+                if records[i] then
+                  table.insert(forget, ARGV[5 + i])
+                  local version, upload, other = string.match(records[i], '^(%S+) (%S*) (%S+)$')
+                  -- Gone once both objects are: the other deleted now, or before (its record went then).
+                  if version and not announced[version]
+                    and (gone[other] or redis.call('HEXISTS', KEYS[5], other) == 0) then
+                    announced[version] = true
+                    number = webhook_event(KEYS[6], ARGV[5], number, 'preview.removed', ARGV[1],
+                      'previewVersion', version, 'uploadId', upload, 'reason', 'replaced')
+                  end
+                end
+              end
+            end
             for k = 1, 2 do
               -- the earliest entry that stays: deleted keys are removed below, last
               local entries = redis.call('ZRANGE', KEYS[k], 0, k == 2 and deleted or 0, 'WITHSCORES')
@@ -214,10 +240,11 @@ enum SweepScripts {
               end
             end
             if deleted > 0 then
-              local keys = {unpack(ARGV, 5, 4 + deleted)}
+              local keys = {unpack(ARGV, 6, 5 + deleted)}
               redis.call('ZREM', KEYS[2], unpack(keys))
               redis.call('HDEL', KEYS[3], unpack(keys))
             end
+            if #forget > 0 then redis.call('HDEL', KEYS[5], unpack(forget)) end
             return math.min(next, 2 ^ 53)
             """)
 }

@@ -1,0 +1,155 @@
+import PreviewCore
+import PreviewHTTPClient
+import Synchronization
+
+/// `--commit-hook-url`: the operator's moderation service, asked before every publish. Commit
+/// POSTs a signed `CommitHookCall` (the `StreamPreview-Signature` header of `WebhookSignature`,
+/// one `v1` per secret) with short-lived GET URLs of both objects, and waits for the verdict
+/// within the timeout: allowed publishes (with the hook's labels), refused is 422
+/// `rejected_by_hook`. A hook that fails (no answer in time, no connection, an answer that is
+/// not a verdict) is 503 `hook_unavailable` with `Retry-After`, or with `failOpen` publishes
+/// without labels.
+///
+/// The call holds the commit's worker thread for up to the timeout, and the same workers serve
+/// the local store's objects, so at most `maxConcurrentCalls` calls are in flight: a commit
+/// beyond them is not sent (outcome `busy`) and treated as a failed call. No retries: the
+/// client retries the commit.
+final class CommitHook: Sendable {
+    struct Settings: Sendable, Equatable {
+        var url: String
+        var timeoutSeconds: Int64 = 5
+        var failOpen = false
+        var maxConcurrentCalls = 4
+    }
+
+    /// How one review ended, as counted in `/metrics`.
+    enum Outcome: String, Sendable, CaseIterable {
+        case allowed, refused, error, timeout, busy
+    }
+
+    /// Seconds the objects' GET URLs outlive the call, so a hook may fetch them after it answered
+    /// (for a second look, or to keep a copy).
+    static let urlSlackSeconds: Int64 = 300
+
+    let settings: Settings
+    private let keys: [any HMACKey]
+    private let storage: any ObjectStorage
+    let metrics: CommitHookMetrics
+    private let inFlight = Atomic<Int>(0)
+    private let idle = Mutex<[IdleHTTPClient]>([])
+
+    /// `keys`: one per secret, the current one first; every call carries a signature by each.
+    init(settings: Settings, keys: [any HMACKey], storage: any ObjectStorage, metrics: CommitHookMetrics) {
+        self.settings = settings
+        self.keys = keys
+        self.storage = storage
+        self.metrics = metrics
+    }
+
+    /// Asks the hook about `pending`, whose objects commit has verified; returns the labels to
+    /// publish with, or throws the refusal (422) or the failure (503) as an `APIError`.
+    func review(
+        _ pending: PendingUpload, subject: String, movieBytes: Int64, thumbnailBytes: Int64, clip: MP4Info, now: Int64
+    ) throws -> [String: String] {
+        let expiresIn = settings.timeoutSeconds + Self.urlSlackSeconds
+        let call = CommitHookCall(
+            streamId: pending.streamId, uploadId: pending.uploadId, subject: subject,
+            movie: .init(
+                url: try storage.privateDownloadURL(key: pending.movieKey, now: now, expiresIn: expiresIn),
+                contentType: pending.movie.type.rawValue, bytes: movieBytes),
+            thumbnail: .init(
+                url: try storage.privateDownloadURL(key: pending.thumbnailKey, now: now, expiresIn: expiresIn),
+                contentType: pending.thumbnail.type.rawValue, bytes: thumbnailBytes),
+            durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn)
+        switch ask(call, now: now) {
+        case .success(.allow(let labels)):
+            return labels
+        case .success(.refuse(let reason)):
+            Log.warn(
+                "commit_hook_refused",
+                ["stream_id": String(pending.streamId), "upload_id": pending.uploadId, "reason": reason])
+            throw APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
+        case .failure(let failure):
+            Log.warn(
+                "commit_hook_failed",
+                [
+                    "stream_id": String(pending.streamId), "upload_id": pending.uploadId,
+                    "outcome": failure.outcome.rawValue, "error": failure.description,
+                    "fail_open": settings.failOpen ? "true" : "false",
+                ])
+            if settings.failOpen {
+                metrics.recordFailedOpen()
+                return [:]
+            }
+            throw APIError(
+                .hookUnavailable,
+                "the moderation hook gave no verdict on this preview (\(failure.outcome.rawValue)); retry shortly",
+                retryAfter: settings.timeoutSeconds)
+        }
+    }
+
+    /// One call and its verdict, counted by outcome.
+    private func ask(_ call: CommitHookCall, now: Int64) -> Result<CommitHookVerdict, Failure> {
+        guard inFlight.add(1, ordering: .relaxed).newValue <= settings.maxConcurrentCalls else {
+            inFlight.subtract(1, ordering: .relaxed)
+            metrics.record(.busy, nanoseconds: nil)
+            return .failure(Failure(outcome: .busy, description: "\(settings.maxConcurrentCalls) calls in flight"))
+        }
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        let started = ContinuousClock.now
+        let result = send(call, now: now)
+        let nanoseconds = started.duration(to: .now).metricNanoseconds
+        switch result {
+        case .success(.allow): metrics.record(.allowed, nanoseconds: nanoseconds)
+        case .success(.refuse): metrics.record(.refused, nanoseconds: nanoseconds)
+        case .failure(let failure): metrics.record(failure.outcome, nanoseconds: nanoseconds)
+        }
+        return result
+    }
+
+    private func send(_ call: CommitHookCall, now: Int64) -> Result<CommitHookVerdict, Failure> {
+        let body = call.jsonBytes()
+        var request = HTTPClientRequest(method: "POST", url: settings.url, body: .bytes(body))
+        request.headers.add("Content-Type", "application/json")
+        request.headers.add("Accept", "application/json")
+        request.headers.add("User-Agent", "streampreview/\(BuildInfo.version)")
+        request.headers.add(
+            WebhookSignature.headerName, WebhookSignature.sign(body: body, timestamp: now, keys: keys).headerValue)
+        request.timeoutSeconds = Double(settings.timeoutSeconds)
+        request.maxResponseBodyBytes = CommitHookAnswer.maxBodyBytes
+        let response: HTTPClientResponse
+        do {
+            response = try withClient { try $0.send(request) }
+        } catch let error as HTTPClientError {
+            return .failure(Failure(outcome: error.kind == .timeout ? .timeout : .error, description: "\(error)"))
+        } catch {
+            return .failure(Failure(outcome: .error, description: "\(error)"))
+        }
+        return CommitHookAnswer.parse(status: response.status, body: response.body).mapError {
+            Failure(outcome: .error, description: $0.description)
+        }
+    }
+
+    /// Runs `body` with a client no other thread uses meanwhile; it goes back to the pool
+    /// unless the exchange failed below HTTP (its connection may be bad).
+    private func withClient<T>(_ body: (HTTPClient) throws -> T) throws -> T {
+        let client = try idle.withLock { $0.popLast() }?.client ?? HTTPClient()
+        let result = try body(client)
+        idle.withLock { clients in
+            if clients.count < settings.maxConcurrentCalls { clients.append(IdleHTTPClient(client: client)) }
+        }
+        return result
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var outcome: Outcome
+        var description: String
+    }
+}
+
+/// A client parked in the pool. `@unchecked Sendable` because `HTTPClient` is not thread-safe,
+/// but a parked one belongs to no thread: it only moves in and out of the mutex-guarded list,
+/// and `withClient` hands it to exactly one caller until that caller's exchange ends.
+private struct IdleHTTPClient: @unchecked Sendable {
+    let client: HTTPClient
+}
