@@ -36,10 +36,12 @@ struct WebhookDeliveryTests {
     }
 
     /// Short attempts and backoff, so failed deliveries come back within seconds.
-    static func webhookArguments(_ sink: WebhookSink, _ secret: Secret, _ more: [String] = []) -> [String] {
+    static func webhookArguments(
+        _ sink: WebhookSink, _ secret: Secret, _ more: [String] = [], retryDelay: Int = 1
+    ) -> [String] {
         [
             "--webhook-url", sink.url, "--webhook-secret-file", secret.path, "--webhook-timeout", "1",
-            "--webhook-retry-delay", "1",
+            "--webhook-retry-delay", String(retryDelay),
         ] + more
     }
 
@@ -176,8 +178,10 @@ struct WebhookDeliveryTests {
         }
         defer { sink.stop() }
         let service = try ServiceProcess(
-            // The first attempt fails, and the next could start only after its backoff (3 s), past the max age.
-            arguments: Self.webhookArguments(sink, secret, ["--webhook-max-age", "3", "--sweep-interval", "0"]),
+            // The first attempt fails, and the next could start only after its backoff (120 s), past the max
+            // age (60 s, which a loaded machine's first attempt is still well within).
+            arguments: Self.webhookArguments(
+                sink, secret, ["--webhook-max-age", "60", "--sweep-interval", "0"], retryDelay: 120),
             replicas: 1)
         let api = try APIClient(service)
         try SweepSeeder(service).publish(streamId: 5, seed: 5)
