@@ -177,5 +177,9 @@ struct RateLimitTests {
         #expect(RateLimitFields.policy(.write, policy) == #""write";q=120;w=60"#)
         let decision = RateLimitDecision(allowed: true, remaining: 57, resetSeconds: 12, retryAfter: nil)
         #expect(RateLimitFields.limit(.write, decision) == #""write";r=57;t=12"#)
+        for (remaining, reset) in [(0, 0), (9, 10), (1_000_000, 86400), (Int64.max, Int64.max), (Int64.min, -1)] {
+            let decision = RateLimitDecision(allowed: true, remaining: remaining, resetSeconds: reset, retryAfter: nil)
+            #expect(RateLimitFields.limit(.feed, decision) == "\"feed\";r=\(remaining);t=\(reset)")
+        }
     }
 }

@@ -10,18 +10,36 @@ public enum RateLimitFields {
         "\"\(limitClass.rawValue)\";q=\(policy.count);w=\(policy.periodSeconds)"
     }
 
-    /// `"write";r=57;t=12`, built in one allocation: it is rendered for every answer of a
-    /// limited class.
+    /// `"write";r=57;t=12`, written straight into the string's one allocation: it is rendered
+    /// for every answer of a limited class, and `String(Int)` plus appends cost several.
     public static func limit(_ limitClass: RateLimitClass, _ decision: RateLimitDecision) -> String {
-        var field = String()
-        field.reserveCapacity(40)
-        field += "\""
-        field += limitClass.rawValue
-        field += "\";r="
-        field += String(decision.remaining)
-        field += ";t="
-        field += String(decision.resetSeconds)
-        return field
+        let name = limitClass.rawValue.utf8
+        // Quotes, name, `;r=`, `;t=`, and two Int64s of up to 20 characters each.
+        let capacity = name.count + 8 + 40
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var at = 0
+            func put(_ byte: UInt8) {
+                buffer[at] = byte
+                at += 1
+            }
+            func put(_ number: Int64) {
+                if number < 0 { put(UInt8(ascii: "-")) }
+                var magnitude = number.magnitude
+                let start = at
+                repeat {
+                    put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                    magnitude /= 10
+                } while magnitude > 0
+                buffer[start..<at].reverse()
+            }
+            put(UInt8(ascii: "\""))
+            for byte in name { put(byte) }
+            for byte in "\";r=".utf8 { put(byte) }
+            put(decision.remaining)
+            for byte in ";t=".utf8 { put(byte) }
+            put(decision.resetSeconds)
+            return at
+        }
     }
 
     /// Both fields of one answer, as `RateLimiting.admit` found them.
