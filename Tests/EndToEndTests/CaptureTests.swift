@@ -18,7 +18,7 @@ struct CaptureTests {
     )
     func capturesALiveStream() throws {
         let fixture = try CaptureFixture()
-        let foldersBefore = captureFolders()
+        let foldersBefore = try captureFolders()
         let run = try fixture.startCapture(["--every", "3s", "--ffmpeg-timeout", "10"])
         let clips = PublishedClips()
         let threeCycles = eventually(within: 120) {
@@ -80,7 +80,7 @@ struct CaptureTests {
         run.send(SIGTERM)
         #expect(run.wait(timeout: 30) == 0, "\(run.output)")
         #expect(run.stderr.contains("event=capture_stopped signal=SIGTERM"))
-        #expect(captureFolders().subtracting(foldersBefore).isEmpty, "each cycle's folder is removed")
+        #expect(try captureFolders().subtracting(foldersBefore).isEmpty, "each cycle's folder is removed")
     }
 
     @Test(
@@ -241,10 +241,11 @@ struct CaptureTests {
         #expect(chroma.blue > 200 && chroma.red < 150, "the clip opens in the last 3 s, which are blue: \(chroma)")
     }
 
-    /// The per-cycle folders of capture runs under /tmp now.
-    private func captureFolders() -> Set<String> {
+    /// The per-cycle folders of capture runs now, in the temporary folder the capture child
+    /// inherits (TMPDIR, else /tmp); a folder that cannot be listed fails the test.
+    private func captureFolders() throws -> Set<String> {
         Set(
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter {
+            try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
                 $0.hasPrefix("sp-capture-")
             })
     }
