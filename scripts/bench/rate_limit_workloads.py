@@ -62,7 +62,7 @@ class RateLimitWorkloads:
         row("rate-limit-feed", on, off["rps"], "limiter off, same run", ratio, goal="≥0.95×",
             passed=ratio >= 0.95 and on["errors"] == 0,
             note="two servers on the main server's Redis, alike but for --rate-limit: %s (never met; a steady "
-            "reader's feed leases grow to 100 requests per Redis call, refilled off the request path) "
+            "reader's feed leases grow to 100 requests per Redis call, refilled off the request path, pipelined 20 ms at a time) "
             "against every class off; limiter off p50/p99 "
             "%.2f/%.2f ms, CPU %.0f µs/req (on: %.0f)" % (
                 FEED_LIMIT, off["p50_us"] / 1000, off["p99_us"] / 1000, off["cpu_us"], on["cpu_us"]))
