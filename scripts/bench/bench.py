@@ -11,7 +11,9 @@ Ctrl-C and on failure.
 
 Knobs (environment): BENCH_SECONDS (per round, default 10), BENCH_ROUNDS (default 3),
 BENCH_ONLY (comma list of workloads), BENCH_SOAK_SECONDS (default 600), BENCH_PROFILE=1
-(perf record -g on the server during `feed`, `upload-local` and `rate-limit-feed`, limiter off and on), BENCH_STALL_SECONDS (HEAD stall of the S3
+(perf record -g on the server during `feed`, `upload-local` and `rate-limit-feed`, limiter off and on),
+BENCH_CALIBRATE=1 (rate-limit-feed with the limiter off on both servers: the noise floor of its
+ratio), BENCH_STALL_SECONDS (HEAD stall of the S3
 stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent background
 commits there, default 16: twice serve's 8 worker threads).
 

@@ -91,8 +91,20 @@ def alternate(runs):
     """runs: {label: function}. Runs each in turn, ROUNDS times, the order reversed every other
     round (A B, B A, ...) so a run's place in the round (after a warm peer, later in a noisy
     minute) favours no label; returns {label: medians}."""
+    return {label: medians(results) for label, results in alternate_rounds(runs, ROUNDS).items()}
+
+
+def paired_ratio(collected, part, whole, key="rps"):
+    """The median over rounds of part's figure over whole's in the same round: the two ran back
+    to back, so the machine's drift between rounds (other jobs, a noisy minute) cancels out,
+    which the ratio of the two medians does not do."""
+    return statistics.median(share(a[key], b[key]) for a, b in zip(collected[part], collected[whole]))
+
+
+def alternate_rounds(runs, rounds):
+    """`alternate`'s rounds, `rounds` of them: {label: [result of each round]}."""
     collected = {label: [] for label in runs}
-    for round_number in range(ROUNDS):
+    for round_number in range(rounds):
         order = list(runs.items())
         if round_number % 2 == 1:
             order.reverse()
@@ -102,5 +114,5 @@ def alternate(runs):
             log("  round %d %-14s %9.0f rps  p99 %7.2f ms  errors %d" % (
                 round_number + 1, label, result.get("rps", 0), result.get("p99_us", 0) / 1000,
                 result.get("errors", 0)))
-    return {label: medians(results) for label, results in collected.items()}
+    return collected
 

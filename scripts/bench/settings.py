@@ -18,6 +18,8 @@ SECONDS = int(os.environ.get("BENCH_SECONDS") or 10)
 ROUNDS = int(os.environ.get("BENCH_ROUNDS") or 3)
 SOAK_SECONDS = int(os.environ.get("BENCH_SOAK_SECONDS") or 600)
 PROFILE = os.environ.get("BENCH_PROFILE") == "1"
+# rate-limit-feed with the limiter off on both servers: how far apart two alike servers measure.
+CALIBRATE = os.environ.get("BENCH_CALIBRATE") == "1"
 STALL_SECONDS = float(os.environ.get("BENCH_STALL_SECONDS") or 3)
 SLOW_COMMITTERS = int(os.environ.get("BENCH_SLOW_COMMITTERS") or 16)
 ONLY = [name.strip() for name in (os.environ.get("BENCH_ONLY") or "").split(",") if name.strip()]
