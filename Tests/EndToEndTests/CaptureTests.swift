@@ -21,7 +21,8 @@ struct CaptureTests {
         let foldersBefore = try captureFolders()
         let run = try fixture.startCapture(["--every", "3s", "--ffmpeg-timeout", "10"])
         let clips = PublishedClips()
-        let threeCycles = eventually(within: 120) {
+        // Each poll reads the feed: ten a second are plenty for cycles 3 s apart.
+        let threeCycles = eventually(within: 120, everyMicroseconds: 100_000) {
             clips.poll(fixture.api, stream: CaptureFixture.stream)
             return (clips.count >= 3 && run.capturedLines.count >= 3) || run.exitStatus != nil
         }
@@ -298,10 +299,8 @@ final class PublishedClips: Sendable {
     /// In version order.
     var all: [Clip] { clips.withLock { $0.values.sorted { $0.item.previewVersion < $1.item.previewVersion } } }
 
-    /// Reads the feed once (then waits 100 ms, so a polling loop does not flood the server) and
-    /// downloads the stream's preview when it is a version not seen yet.
+    /// Reads the feed once and downloads the stream's preview when it is a version not seen yet.
     func poll(_ api: APIClient, stream: Int64) {
-        defer { usleep(100_000) }
         guard let reply = try? api.feed(), reply.status == 200,
             let item = (try? reply.json(FeedResponse.self))?.items.first(where: { $0.streamId == stream }),
             clips.withLock({ $0[item.previewVersion] == nil }),
