@@ -30,20 +30,20 @@ public struct RateLimiter: Sendable {
         public let limitClass: RateLimitClass
         public let policy: RateLimitPolicy
         public let want: Int64
+        /// The policy's arithmetic, for the script's arguments and for reading its reply.
+        let gcra: GCRA
 
         public init(caller: String, limitClass: RateLimitClass, policy: RateLimitPolicy, want: Int64) {
             self.caller = caller
             self.limitClass = limitClass
             self.policy = policy
             self.want = want
+            gcra = GCRA(policy)
         }
 
         func keys(_ keys: RedisKeys) -> [String] { [keys.rateLimit(caller: caller, limitClass)] }
 
-        var args: [String] {
-            let gcra = GCRA(policy)
-            return [String(gcra.interval), String(gcra.window), String(max(1, want))]
-        }
+        var args: [String] { [String(gcra.interval), String(gcra.window), String(max(1, want))] }
 
         func answer(_ reply: RedisValue) throws -> (taken: Int64, decision: RateLimitDecision) {
             guard let parts = reply.array, parts.count == 2, let taken = parts[0].int, let ahead = parts[1].int,
@@ -52,7 +52,7 @@ public struct RateLimiter: Sendable {
                 if case .error(let message) = reply { throw RedisError.reply(message) }
                 throw RedisError(kind: .protocolError, message: "unexpected reply from the rate limit script")
             }
-            return (taken, GCRA(policy).decision(allowed: taken > 0, ahead: ahead))
+            return (taken, gcra.decision(allowed: taken > 0, ahead: ahead))
         }
     }
 
