@@ -71,4 +71,39 @@ struct RateLimitRefillsTests {
             #expect(next.decision.remaining == Int64(6000 - (10 + index) - 1), "\(caller)'s own refill was counted")
         }
     }
+
+    @Test("a refused refill leaves the caller no credit, a failed one leaves what it owes, and both may be asked again")
+    func unansweredRefills() throws {
+        let redis = try RedisServerFixture()
+        defer { redis.stop() }
+        let limiter = RateLimiter(client: RedisServerClient(pool: redis.pool()), keys: RedisKeys(prefix: "rf"))
+        let leases = RateLimitLeases()
+        let refills = RateLimitRefills(limiter: limiter, leases: leases, gatherSeconds: 0.001)
+        let policy = RateLimitPolicy(count: 10, periodSeconds: 3600)
+        let now: Int64 = 1_800_000_000_000
+        let caller = "sub:spent"
+        // Another replica spent the caller's whole budget; this one still holds its credit.
+        _ = try limiter.check(caller: caller, .feed, policy: policy, want: 10)
+        let owing = RateLimitLease(
+            left: 0, remaining: 5, resetAt: now, expiresAt: now + 5000, size: 4, used: 4, asked: 8, owed: 2)
+        leases.keep(owing, .feed, caller: caller, answersAsk: false, nowMilliseconds: now)
+        #expect(
+            refills.ask(.init(limitClass: .feed, caller: caller, policy: policy, want: 8, askedAtMilliseconds: now)))
+        #expect(eventually { leases.lease(.feed, caller: caller)?.asked == 0 }, "the refusal is recorded")
+        let refused = try #require(leases.lease(.feed, caller: caller))
+        #expect(refused.remaining == 0 && refused.owed == 0, "\(refused)")
+        #expect(leases.take(.feed, caller: caller, cap: 10, nowMilliseconds: now) == .ask(8), "Redis is asked next")
+
+        let other = "sub:unlucky"
+        leases.keep(owing, .feed, caller: other, answersAsk: false, nowMilliseconds: now)
+        redis.stop()
+        #expect(refills.ask(.init(limitClass: .feed, caller: other, policy: policy, want: 8, askedAtMilliseconds: now)))
+        #expect(eventually(within: 30) { leases.lease(.feed, caller: other)?.asked == 0 }, "the failure is recorded")
+        let failed = try #require(leases.lease(.feed, caller: other))
+        #expect(failed.owed == 2 && failed.remaining == 5, "\(failed)")
+        let credit = RateLimitDecision(allowed: true, remaining: 2, resetSeconds: 0, retryAfter: nil)
+        #expect(
+            leases.take(.feed, caller: other, cap: 10, nowMilliseconds: now) == .leased(credit, refill: 8),
+            "one more request on credit, and the ask made again")
+    }
 }

@@ -185,6 +185,49 @@ struct RateLimitRouteTests {
         #expect(landed?.remaining == 5999, "40 counted in Redis, one of them answered here")
     }
 
+    @Test("a reader back after its lease expired is answered on credit, and the ask then made counts that request")
+    func returningReaderOnCredit() throws {
+        let app = try AppHarness(rateLimits: try Self.limits("feed=6000/1h"))
+        let limiting = try #require(app.context.rateLimiting)
+        let viewer = app.token("returning", .viewer)
+        let first = app.send("GET", "/api/feed", token: viewer)
+        #expect(first.headers["RateLimit"]?.hasPrefix(#""feed";r=5999;"#) == true, "\(first.headers)")
+        app.clock.advance(milliseconds: RateLimitLease.lifetimeMilliseconds)
+        let credited = app.send("GET", "/api/feed", token: viewer)
+        #expect(credited.status == 200, "\(credited.text)")
+        #expect(credited.headers["RateLimit"]?.hasPrefix(#""feed";r=5998;"#) == true, "\(credited.headers)")
+        #expect(
+            eventually {
+                limiting.leases.lease(.feed, caller: "sub:returning").map { $0.asked == 0 && $0.owed == 0 } == true
+            }, "the ask lands and pays the credit")
+        #expect(limiting.leases.lease(.feed, caller: "sub:returning")?.left == 0, "the one request it brought paid it")
+        let policy = try #require(limiting.limits[.feed])
+        let next = try limiting.limiter.check(caller: "sub:returning", .feed, policy: policy, want: 1)
+        #expect(next.decision.remaining == 5997, "Redis counted both feed requests and this check")
+    }
+
+    @Test("with Redis stopped a reader whose lease ran out is answered on credit, then served unchecked")
+    func creditWithoutRedis() throws {
+        let app = try AppHarness(rateLimits: try Self.limits("feed=6000/1h"))
+        let viewer = app.token("steady", .viewer)
+        let first = app.send("GET", "/api/feed", token: viewer)
+        #expect(first.headers["RateLimit"]?.hasPrefix(#""feed";r=5999;"#) == true, "a lease of one, used up")
+        app.redis.stop()
+        // The next lease would be twice the last: two requests on credit, answered without Redis.
+        for remaining in [5998, 5997] {
+            let credited = app.send("GET", "/api/feed", token: viewer)
+            #expect(credited.status == 200, "\(credited.text)")
+            #expect(
+                credited.headers["RateLimit"]?.hasPrefix(#""feed";r=\#(remaining);"#) == true, "\(credited.headers)")
+        }
+        let scrape = { MetricsHandler(context: app.context, dedicatedListener: false).render() }
+        #expect(!scrape().contains(#"streampreview_rate_limit_fail_open_total{class="feed"} 1"#))
+        let unchecked = app.send("GET", "/api/feed", token: viewer)
+        #expect(unchecked.status == 200, "\(unchecked.text)")
+        #expect(unchecked.headers["RateLimit"] == nil, "credit spent, Redis asked and down: \(unchecked.headers)")
+        #expect(scrape().contains(#"streampreview_rate_limit_fail_open_total{class="feed"} 1"#), "\(scrape())")
+    }
+
     @Test("with Redis stopped the feed is served unchecked and counted, and a like is 503")
     func redisDown() throws {
         let app = try AppHarness(rateLimits: try Self.limits("feed=100/1h", "write=100/1h"))

@@ -97,13 +97,17 @@ struct RateLimitTests {
         #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).left == 0)
         #expect(RateLimitLease.firstDecision(redis, taken: 3).remaining == 9)
         let lease = RateLimitLease.after(taken: 3, decision: redis, nowMilliseconds: 5000)
-        #expect(lease == RateLimitLease(left: 2, remaining: 7, resetAt: 35_000, expiresAt: 10_000, size: 3, used: 1))
+        #expect(
+            lease
+                == RateLimitLease(
+                    left: 2, remaining: 7, resetAt: 35_000, expiresAt: 5000 + RateLimitLease.lifetimeMilliseconds,
+                    size: 3, used: 1))
         let (second, afterSecond) = try #require(lease.take(nowMilliseconds: 5500))
         #expect(second == RateLimitDecision(allowed: true, remaining: 8, resetSeconds: 30, retryAfter: nil))
         let (third, afterThird) = try #require(afterSecond.take(nowMilliseconds: 5600))
         #expect(third.remaining == 7)
         #expect(afterThird.take(nowMilliseconds: 5700) == nil, "used up")
-        #expect(afterSecond.take(nowMilliseconds: 10_000) == nil, "expired")
+        #expect(afterSecond.take(nowMilliseconds: lease.expiresAt) == nil, "expired")
     }
 
     @Test("a lease is sized by how the caller used its last one: doubled, kept, shrunk or decayed")
@@ -138,7 +142,7 @@ struct RateLimitTests {
         #expect(lease.left == 4)
         #expect(lease.refill(cap: 100) == 16, "half used: twice its size")
         #expect(lease.refill(cap: 10) == 10)
-        lease.refilling = true
+        lease.asked = 16
         #expect(lease.refill(cap: 100) == nil, "asked for already")
         #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).refill(cap: 100) == nil)
 
@@ -146,12 +150,67 @@ struct RateLimitTests {
             taken: 16, decision: RateLimitDecision(allowed: true, remaining: 480, resetSeconds: 31, retryAfter: nil),
             nowMilliseconds: 20)
         #expect(refill.left == 16, "every request of a refill is still to come")
-        let merged = RateLimitLease.merged(refill, into: lease, nowMilliseconds: 20)
-        #expect(merged.left == 20 && merged.size == 16 && !merged.refilling && merged.remaining == 480)
-        #expect(merged.used == 0, "what the refill's requests are used for is counted afresh")
+        let merged = RateLimitLease.merged(refill, into: lease, answersAsk: true, nowMilliseconds: 20)
+        #expect(merged.left == 20 && merged.size == 16 && merged.asked == 0 && merged.remaining == 480)
+        #expect(merged.used == 4, "what was used before the refill still counts: it sizes the lease after this")
         #expect(try #require(merged.take(nowMilliseconds: 30)).0.remaining == 480 + 19)
-        let late = RateLimitLease.merged(refill, into: lease, nowMilliseconds: lease.expiresAt)
+        let late = RateLimitLease.merged(refill, into: lease, answersAsk: true, nowMilliseconds: lease.expiresAt)
         #expect(late.left == 16, "an expired lease keeps none of its own")
+    }
+
+    @Test("a lease used up or expired answers on credit while its ask is on its way, and the ask pays it")
+    func leaseCredit() throws {
+        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
+        #expect(RateLimitLease.creditCap(20) == 10 && RateLimitLease.creditCap(1) == 0)
+        var usedUp = RateLimitLease.after(taken: 4, decision: redis, nowMilliseconds: 0)
+        for _ in 0..<3 { usedUp = try #require(usedUp.take(nowMilliseconds: 10)).1 }
+        #expect(usedUp.take(nowMilliseconds: 20) == nil)
+        let (first, afterFirst, ask) = try #require(usedUp.onCredit(cap: 20, nowMilliseconds: 20))
+        #expect(ask == 8, "the next lease, twice the last, is asked for by the first request on credit")
+        #expect(first == RateLimitDecision(allowed: true, remaining: 499, resetSeconds: 30, retryAfter: nil))
+        #expect(afterFirst.asked == 8 && afterFirst.owed == 1)
+        var credited = afterFirst
+        for owed in 2...8 {
+            let (decision, next, again) = try #require(credited.onCredit(cap: 20, nowMilliseconds: 30))
+            #expect(again == nil, "one ask at a time")
+            #expect(decision.remaining == Int64(500 - owed))
+            credited = next
+        }
+        #expect(credited.onCredit(cap: 20, nowMilliseconds: 30) == nil, "no more credit than the ask brings")
+        #expect(credited.onCredit(cap: 12, nowMilliseconds: 30) == nil)
+
+        let brought = RateLimitLease.ahead(taken: 8, decision: redis, nowMilliseconds: 20)
+        let paid = RateLimitLease.merged(brought, into: credited, answersAsk: true, nowMilliseconds: 40)
+        #expect(paid.left == 0 && paid.owed == 0 && paid.used == 12 && paid.asked == 0, "the ask paid every credit")
+        let short = RateLimitLease.ahead(taken: 5, decision: redis, nowMilliseconds: 20)
+        let forgiven = RateLimitLease.merged(short, into: credited, answersAsk: true, nowMilliseconds: 40)
+        #expect(forgiven.left == 0 && forgiven.owed == 0, "what the ask could not pay is forgiven")
+        let meanwhile = RateLimitLease.merged(short, into: credited, answersAsk: false, nowMilliseconds: 40)
+        #expect(
+            meanwhile.left == 0 && meanwhile.owed == 3 && meanwhile.asked == 8, "the ask on its way may pay the rest")
+
+        // Spare budget bounds credit: what Redis last said the caller had left.
+        var scant = usedUp
+        scant.remaining = 2
+        let (_, scant1, _) = try #require(scant.onCredit(cap: 20, nowMilliseconds: 20))
+        let (_, scant2, _) = try #require(scant1.onCredit(cap: 20, nowMilliseconds: 20))
+        #expect(scant2.onCredit(cap: 20, nowMilliseconds: 20) == nil)
+
+        // An expired lease: what it held is dropped and the ask is sized by what was used.
+        var expired = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)
+        expired = try #require(expired.take(nowMilliseconds: 10)).1
+        let (_, afterExpiry, sized) = try #require(expired.onCredit(cap: 20, nowMilliseconds: expired.expiresAt))
+        #expect(sized == 2 && afterExpiry.left == 0 && afterExpiry.owed == 1)
+
+        let refused = credited.unanswered(refused: true)
+        #expect(refused.asked == 0 && refused.owed == 0 && refused.remaining == 0)
+        #expect(refused.onCredit(cap: 20, nowMilliseconds: 50) == nil, "after a refusal Redis is asked")
+        let failed = credited.unanswered(refused: false)
+        #expect(failed.asked == 0 && failed.owed == 8, "after a failure what was owed still bounds credit")
+        #expect(failed.onCredit(cap: 20, nowMilliseconds: 50) == nil)
+        let failedEarly = afterFirst.unanswered(refused: false)
+        let (_, retried, askAgain) = try #require(failedEarly.onCredit(cap: 20, nowMilliseconds: 50))
+        #expect(askAgain == 8 && retried.owed == 2, "a failed ask is asked again")
     }
 
     @Test("the decision tells what remains, when the quota is whole again, and when to retry")

@@ -3,8 +3,9 @@ import Synchronization
 
 /// What `RateLimitLeases.take` found for a request.
 enum LeaseLookup: Equatable {
-    /// Answered from the caller's lease; `refill`: the requests to ask Redis for ahead of need
-    /// (`RateLimitLease.refill`), when it is due.
+    /// Answered from the caller's lease, or on credit while its next one is on its way;
+    /// `refill`: the requests to ask Redis for ahead of need (`RateLimitLease.refill`, or the
+    /// ask of `RateLimitLease.onCredit`), when one is due.
     case leased(RateLimitDecision, refill: Int64?)
     /// No lease to answer from: ask Redis for this many requests.
     case ask(Int64)
@@ -51,8 +52,8 @@ final class RateLimitLeases: Sendable {
     }
 
     /// What one request of the caller in the class gets here: an answer from its lease, when it
-    /// holds one that is not used up or expired, else how many requests to ask Redis for
-    /// (`RateLimitLease.want`, from the caller's last lease).
+    /// holds one that is not used up or expired, or on credit (`RateLimitLease.onCredit`), else
+    /// how many requests to ask Redis for (`RateLimitLease.want`, from the caller's last lease).
     func take(_ limitClass: RateLimitClass, caller: String, cap: Int64, nowMilliseconds: Int64) -> LeaseLookup {
         let key = Key(limitClass, caller)
         return shard(key).leases.withLock { leases in
@@ -62,26 +63,49 @@ final class RateLimitLeases: Sendable {
             }
             let last = leases.values[index]
             guard let (decision, afterTake) = last.take(nowMilliseconds: nowMilliseconds) else {
-                return .ask(RateLimitLease.want(after: last, cap: cap, nowMilliseconds: nowMilliseconds))
+                guard let (decision, next, ask) = last.onCredit(cap: cap, nowMilliseconds: nowMilliseconds) else {
+                    return .ask(RateLimitLease.want(after: last, cap: cap, nowMilliseconds: nowMilliseconds))
+                }
+                leases.values[index] = next
+                return .leased(decision, refill: ask)
             }
             var next = afterTake
             let refill = next.refill(cap: cap)
-            next.refilling = next.refilling || refill != nil
+            if let refill { next.asked = refill }
             leases.values[index] = next
             return .leased(decision, refill: refill)
         }
     }
 
+    /// The caller's lease here, if any.
+    func lease(_ limitClass: RateLimitClass, caller: String) -> RateLimitLease? {
+        let key = Key(limitClass, caller)
+        return shard(key).leases.withLock { $0[key] }
+    }
+
+    /// Records that the caller's ask ahead of need ended without requests (`RateLimitLease.unanswered`).
+    func unanswered(_ limitClass: RateLimitClass, caller: String, refused: Bool) {
+        let key = Key(limitClass, caller)
+        shard(key).leases.withLock { leases in
+            guard let index = leases.index(forKey: key) else { return }
+            leases.values[index] = leases.values[index].unanswered(refused: refused)
+        }
+    }
+
     /// Stores a lease Redis just gave, with what the caller's lease here still holds added
-    /// (`RateLimitLease.merged`).
-    func keep(_ lease: RateLimitLease, _ limitClass: RateLimitClass, caller: String, nowMilliseconds: Int64) {
+    /// (`RateLimitLease.merged`); `answersAsk`: it is what the caller's ask ahead of need brought.
+    func keep(
+        _ lease: RateLimitLease, _ limitClass: RateLimitClass, caller: String, answersAsk: Bool,
+        nowMilliseconds: Int64
+    ) {
         let key = Key(limitClass, caller)
         shard(key).leases.withLock { leases in
             if leases.count >= maxPerShard {
                 leases = leases.filter { $0.value.expiresAt > nowMilliseconds }
                 if leases.count >= maxPerShard { leases.removeAll(keepingCapacity: true) }
             }
-            leases[key] = RateLimitLease.merged(lease, into: leases[key], nowMilliseconds: nowMilliseconds)
+            leases[key] = RateLimitLease.merged(
+                lease, into: leases[key], answersAsk: answersAsk, nowMilliseconds: nowMilliseconds)
         }
     }
 }

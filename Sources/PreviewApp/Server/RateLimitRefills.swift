@@ -3,15 +3,15 @@ import PreviewCore
 import PreviewRedis
 import Synchronization
 
-/// Feed leases refilled ahead of need (`RateLimitLease.refill`) on one thread of their own, so
-/// the I/O thread answering a steady reader never waits on Redis. A refill is asked for when
-/// half a lease is left, so it can wait: the thread gathers the refills asked for within
-/// `gatherSeconds` and sends them in one pipelined round trip (a Redis call costs both
-/// processes far more in system calls and thread switches than the script itself). The thread
-/// starts with the first refill asked for and ends after `idleSeconds` with none; the queue is
-/// bounded (a refill dropped only means the caller's next request after its lease asks Redis
-/// itself). A refill that fails or is refused changes nothing: the lease runs out and the
-/// request that finds it empty asks Redis, which answers it (429, or the feed's fail-open).
+/// Feed leases refilled ahead of need (`RateLimitLease.refill`, or while the caller is answered
+/// on credit: `RateLimitLease.onCredit`) on one thread of their own, so the I/O thread
+/// answering a steady reader never waits on Redis. A refill can wait: the thread gathers the
+/// refills asked for within `gatherSeconds` and sends them in one pipelined round trip (a
+/// Redis call costs both processes far more in system calls and thread switches than the
+/// script itself). The thread starts with the first refill asked for and ends after
+/// `idleSeconds` with none; the queue is bounded. A refill that fails, is refused or is dropped from a full queue is marked in the
+/// caller's lease (`RateLimitLease.unanswered`): once the lease runs out, a request that can
+/// take no more credit asks Redis, which answers it (429, or the feed's fail-open).
 final class RateLimitRefills: Sendable {
     struct Refill: Sendable {
         let limitClass: RateLimitClass
@@ -96,13 +96,20 @@ final class RateLimitRefills: Sendable {
         let requests = refills.map {
             RateLimiter.Request(caller: $0.caller, limitClass: $0.limitClass, policy: $0.policy, want: $0.want)
         }
-        guard let answers = try? limiter.check(requests) else { return }
-        for (refill, answer) in zip(refills, answers) {
-            guard case .success(let (taken, decision)) = answer, taken > 0 else { continue }
-            let now = refill.askedAtMilliseconds
-            leases.keep(
-                RateLimitLease.ahead(taken: taken, decision: decision, nowMilliseconds: now), refill.limitClass,
-                caller: refill.caller, nowMilliseconds: now)
+        // No answers at all: the round trip failed, and with it every ask.
+        let answers = (try? limiter.check(requests)) ?? []
+        for (index, refill) in refills.enumerated() {
+            switch index < answers.count ? answers[index] : nil {
+            case .success(let (taken, decision))? where taken > 0:
+                let now = refill.askedAtMilliseconds
+                leases.keep(
+                    RateLimitLease.ahead(taken: taken, decision: decision, nowMilliseconds: now), refill.limitClass,
+                    caller: refill.caller, answersAsk: true, nowMilliseconds: now)
+            case .success?:
+                leases.unanswered(refill.limitClass, caller: refill.caller, refused: true)
+            case .failure?, nil:
+                leases.unanswered(refill.limitClass, caller: refill.caller, refused: false)
+            }
         }
     }
 }

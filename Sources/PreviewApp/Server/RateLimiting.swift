@@ -4,8 +4,8 @@ import PreviewRedis
 /// The per-caller rate limits of `--rate-limit`, applied by the router before a limited route's
 /// handler runs. The caller is the token's subject; without a valid token, the client address
 /// (its /64 for IPv6). Each check is one Redis round trip on the caller's key, except feed
-/// requests answered from a lease this process holds (`RateLimitLease`); a steady reader's
-/// lease is refilled ahead of need on a thread of its own (`RateLimitRefills`).
+/// requests answered from a lease this process holds (`RateLimitLease`) or on credit while the
+/// caller's next lease is asked for; those asks go on a thread of their own (`RateLimitRefills`).
 /// A class: every limited request reads it from the context, and a struct of this many
 /// references was copied (and each retained) per request.
 final class RateLimiting: Sendable {
@@ -59,11 +59,13 @@ final class RateLimiting: Sendable {
         if cap > 1 {
             switch leases.take(limitClass, caller: caller, cap: cap, nowMilliseconds: nowMilliseconds) {
             case .leased(let decision, let refill):
-                if let refill {
-                    refills.ask(
+                if let refill,
+                    !refills.ask(
                         .init(
                             limitClass: limitClass, caller: caller, policy: policy, want: refill,
                             askedAtMilliseconds: nowMilliseconds))
+                {
+                    leases.unanswered(limitClass, caller: caller, refused: false)
                 }
                 return fields(limitClass, limited, decision)
             case .ask(let count): want = count
@@ -75,7 +77,7 @@ final class RateLimiting: Sendable {
             if cap > 1, taken > 0 {
                 leases.keep(
                     RateLimitLease.after(taken: taken, decision: first, nowMilliseconds: nowMilliseconds), limitClass,
-                    caller: caller, nowMilliseconds: nowMilliseconds)
+                    caller: caller, answersAsk: false, nowMilliseconds: nowMilliseconds)
             }
             decision = RateLimitLease.firstDecision(first, taken: taken)
         } catch let error as RedisError where limitClass == .feed {

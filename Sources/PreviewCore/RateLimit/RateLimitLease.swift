@@ -5,15 +5,19 @@
 ///
 /// A lease is sized by how the caller used its last one in this process (`want`): 1 for a
 /// caller never seen, twice the last size after a lease used up within its lifetime, and after
-/// one that expired, what was used of it, halved for every further lifetime the caller stayed
+/// one that expired, what was used of it and of the leases it was refilled from (so about the
+/// caller's pace over a lifetime or two), halved for every further lifetime the caller stayed
 /// away. So a viewer who reads the feed now and then reserves one request at a time and wastes
 /// none, a steady reader who pauses starts again near its old pace, and only a caller who keeps
 /// using whole leases gets larger ones, up to `cap`: a sixtieth of the count, at most
 /// `maxSize`. A lease of `refillMinimumSize` or more is refilled ahead of need (`refill`) once
-/// half of it is used, so a steady reader never waits on Redis. The price: a caller may be
-/// refused while up to about 1.5 × `cap` of its requests sit unused in another replica's
-/// lease, and those not used within `lifetimeMilliseconds` are lost. Writes, uploads and
-/// commits lease nothing (`cap` 1): their counts are exact.
+/// half of it is used, and a caller whose lease here ran out or expired is answered on credit
+/// (`onCredit`) while the next one is asked for, so a request waits on Redis only when it is
+/// the caller's first here or finds its credit spent. The price: a caller may be refused while up to about 1.5 × `cap` of its requests
+/// sit unused in another replica's lease, those not used within `lifetimeMilliseconds` are
+/// lost, and with several replicas up to `creditCap` requests per ask may be served that
+/// Redis then has no budget for. Writes, uploads and commits lease nothing (`cap` 1): their
+/// counts are exact.
 public struct RateLimitLease: Sendable, Equatable {
     /// Requests still to hand out.
     public var left: Int64
@@ -25,15 +29,18 @@ public struct RateLimitLease: Sendable, Equatable {
     public var expiresAt: Int64
     /// How many requests Redis gave the lease, the request that took it included.
     public var size: Int64
-    /// Requests answered from the lease since Redis last gave it requests.
+    /// Requests answered from the lease and the leases it was refilled from (the last one that
+    /// expired or ran dry not included).
     public var used: Int64
-    /// A refill was asked for (at most one per lease; one that fails or is refused is not
-    /// asked again, and the caller's next request after the lease asks Redis itself).
-    public var refilling: Bool
+    /// Requests asked of Redis ahead of need and not answered yet: 0 when no ask is on its way
+    /// (there is at most one; one that fails or is dropped is cleared and may be asked again).
+    public var asked: Int64
+    /// Requests answered on credit while that ask is on its way, paid from what it brings.
+    public var owed: Int64
 
     public init(
         left: Int64, remaining: Int64, resetAt: Int64, expiresAt: Int64, size: Int64, used: Int64 = 1,
-        refilling: Bool = false
+        asked: Int64 = 0, owed: Int64 = 0
     ) {
         self.left = left
         self.remaining = remaining
@@ -41,11 +48,12 @@ public struct RateLimitLease: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.size = size
         self.used = used
-        self.refilling = refilling
+        self.asked = asked
+        self.owed = owed
     }
 
     /// How long a lease may be used.
-    public static let lifetimeMilliseconds: Int64 = 5000
+    public static let lifetimeMilliseconds: Int64 = 10_000
     /// The most requests one lease holds.
     public static let maxSize: Int64 = 100
     /// The smallest lease refilled ahead of need.
@@ -89,10 +97,51 @@ public struct RateLimitLease: Sendable, Equatable {
         return (decision, next)
     }
 
+    /// The most requests of one caller answered on credit while an ask is on its way: half the
+    /// largest lease (0 for a class that leases nothing).
+    public static func creditCap(_ cap: Int64) -> Int64 { cap / 2 }
+
+    /// For a lease used up or expired (`take` nil): the decision for one more request answered
+    /// on credit, the lease afterwards, and the requests to ask Redis for now when no ask is on
+    /// its way yet (`want`, which that request's ask includes). Nil when the request must ask
+    /// Redis itself: the credit would pass `creditCap`, what the ask brings, or what Redis last
+    /// said the caller had to spare (0 after a refusal), so one replica never serves a request
+    /// Redis would refuse.
+    public func onCredit(cap: Int64, nowMilliseconds: Int64) -> (RateLimitDecision, RateLimitLease, ask: Int64?)? {
+        var next = self
+        var ask: Int64?
+        if asked == 0 {
+            let want = Self.want(after: self, cap: cap, nowMilliseconds: nowMilliseconds)
+            ask = want
+            next.asked = want
+            // What an expired lease held is no longer the caller's.
+            next.left = 0
+        }
+        guard next.owed < min(Self.creditCap(cap), next.asked, remaining) else { return nil }
+        next.owed += 1
+        let reset = max(0, (resetAt - nowMilliseconds + 999) / 1000)
+        let decision = RateLimitDecision(
+            allowed: true, remaining: remaining - next.owed, resetSeconds: reset, retryAfter: nil)
+        return (decision, next, ask)
+    }
+
+    /// The lease after its ask ended without requests: none is on its way any more; after a
+    /// refusal nothing is spared for credit (and what was served on credit is forgiven: Redis
+    /// has no budget to pay it), after a failure what is owed stays and bounds further credit.
+    public func unanswered(refused: Bool) -> RateLimitLease {
+        var next = self
+        next.asked = 0
+        if refused {
+            next.remaining = 0
+            next.owed = 0
+        }
+        return next
+    }
+
     /// How many requests to ask Redis for ahead of need, when this lease (just taken from) is
     /// due for its refill: half used, large enough, none asked for yet; nil otherwise.
     public func refill(cap: Int64) -> Int64? {
-        guard !refilling, size >= Self.refillMinimumSize, left <= size / 2 else { return nil }
+        guard asked == 0, size >= Self.refillMinimumSize, left <= size / 2 else { return nil }
         return min(cap, size * 2)
     }
 
@@ -105,14 +154,30 @@ public struct RateLimitLease: Sendable, Equatable {
         return lease
     }
 
-    /// `lease` (the newer, from Redis) with what `existing` still holds added: a refill and a
-    /// request that found the lease empty may both come back, and no counted request is lost
-    /// unless it expired.
-    public static func merged(_ lease: RateLimitLease, into existing: RateLimitLease?, nowMilliseconds: Int64)
-        -> RateLimitLease
-    {
+    /// `lease` (the newer, from Redis) with what `existing` still holds added and what it owes
+    /// paid: a refill and a request that found the lease empty may both come back, and no
+    /// counted request is lost unless it expired. `answersAsk`: `lease` is what the ask on its
+    /// way brought; credit it cannot pay is then forgiven, so a caller is never refused for it
+    /// (else that ask is still awaited, and may pay the rest).
+    public static func merged(
+        _ lease: RateLimitLease, into existing: RateLimitLease?, answersAsk: Bool, nowMilliseconds: Int64
+    ) -> RateLimitLease {
         var merged = lease
-        if let existing, nowMilliseconds < existing.expiresAt { merged.left += existing.left }
+        guard let existing else { return merged }
+        if nowMilliseconds < existing.expiresAt {
+            merged.left += existing.left
+            // Carried on, so a lease that expires tells how much the caller used since its
+            // last one ran out, not since the last refill (which would size the next too small).
+            merged.used += existing.used
+        }
+        let paid = min(merged.left, existing.owed)
+        merged.left -= paid
+        merged.used += paid
+        if !answersAsk {
+            // The ask still on its way may pay the rest.
+            merged.asked = existing.asked
+            merged.owed = existing.owed - paid
+        }
         return merged
     }
 
