@@ -121,9 +121,9 @@ class Fixtures:
             "nginx": lambda: wrk(nginx.base + nginx_path + "?limit=20", "feed.lua", SECONDS, env=env),
         }
 
-    def feed_run(self, server, env):
+    def feed_run(self, server, env, seconds=SECONDS):
         """One measured round of GET /api/feed?limit=20 at 64 connections."""
-        return measured(server.pid, lambda: wrk(server.base + FEED_PATH, "feed.lua", SECONDS, env=env))
+        return measured(server.pid, lambda: wrk(server.base + FEED_PATH, "feed.lua", seconds, env=env))
 
     def warm(self, server, script="feed.lua", path=FEED_PATH, env=None):
         wrk(server.base + path, script, 2, env=env)
