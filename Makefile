@@ -47,17 +47,18 @@ format:
 # origins against serve --cors-origins, then the viewer page at / against a serve with live streams.
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
 # scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
+# Each step says how long it took (scripts/step.sh).
 test: test-deps lint
-	$(SWIFT) build --build-tests
-	scripts/test-deploy.sh
-	$(SWIFT) test --skip-build --skip LocalStack
-	scripts/test-browser.sh
-	scripts/test-openapi.sh
-	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/fuzz.sh
-	scripts/test-s3.sh
-	scripts/test-replicas.sh
-	scripts/test-cluster.sh
-	$(MAKE) test-image
+	scripts/step.sh $(SWIFT) build --build-tests
+	scripts/step.sh scripts/test-deploy.sh
+	scripts/step.sh $(SWIFT) test --skip-build --skip LocalStack
+	scripts/step.sh scripts/test-browser.sh
+	scripts/step.sh scripts/test-openapi.sh
+	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/step.sh scripts/fuzz.sh
+	scripts/step.sh scripts/test-s3.sh
+	scripts/step.sh scripts/test-replicas.sh
+	scripts/step.sh scripts/test-cluster.sh
+	scripts/step.sh $(MAKE) test-image
 
 # libFuzzer targets of the pure decoders (Tests/Fuzz/<Target>), built into .build/fuzz and run
 # FUZZ_SECONDS each on their seed corpora; new inputs stay under .build/fuzz (scripts/fuzz.sh).
