@@ -13,11 +13,11 @@
 /// `maxSize`. A lease of `refillMinimumSize` or more is refilled ahead of need (`refill`) once
 /// half of it is used, and a caller whose lease here ran out or expired is answered on credit
 /// (`onCredit`) while the next one is asked for, so a request waits on Redis only when it is
-/// the caller's first here or finds its credit spent. The price: a caller may be refused while up to about 1.5 × `cap` of its requests
-/// sit unused in another replica's lease, those not used within `lifetimeMilliseconds` are
-/// lost, and with several replicas up to `creditCap` requests per ask may be served that
-/// Redis then has no budget for. Writes, uploads and commits lease nothing (`cap` 1): their
-/// counts are exact.
+/// the caller's first here or finds its credit spent. The price: a caller may be refused while
+/// up to about 1.5 × `cap` of its requests sit unused in another replica's lease, those not
+/// used within `lifetimeMilliseconds` are lost, and with several replicas up to `creditCap`
+/// requests per ask may be served that Redis then has no budget for. Writes, uploads and
+/// commits lease nothing (`cap` 1): their counts are exact.
 public struct RateLimitLease: Sendable, Equatable {
     /// Requests still to hand out.
     public var left: Int64
@@ -91,10 +91,15 @@ public struct RateLimitLease: Sendable, Equatable {
         var next = self
         next.left -= 1
         next.used += 1
-        let reset = max(0, (resetAt - nowMilliseconds + 999) / 1000)
         let decision = RateLimitDecision(
-            allowed: true, remaining: remaining + next.left, resetSeconds: reset, retryAfter: nil)
+            allowed: true, remaining: remaining + next.left, resetSeconds: resetSeconds(nowMilliseconds),
+            retryAfter: nil)
         return (decision, next)
+    }
+
+    /// Whole seconds (rounded up) until the caller's budget is whole again, as of the lease.
+    private func resetSeconds(_ nowMilliseconds: Int64) -> Int64 {
+        max(0, (resetAt - nowMilliseconds + 999) / 1000)
     }
 
     /// The most requests of one caller answered on credit while an ask is on its way: half the
@@ -119,9 +124,9 @@ public struct RateLimitLease: Sendable, Equatable {
         }
         guard next.owed < min(Self.creditCap(cap), next.asked, remaining) else { return nil }
         next.owed += 1
-        let reset = max(0, (resetAt - nowMilliseconds + 999) / 1000)
         let decision = RateLimitDecision(
-            allowed: true, remaining: remaining - next.owed, resetSeconds: reset, retryAfter: nil)
+            allowed: true, remaining: remaining - next.owed, resetSeconds: resetSeconds(nowMilliseconds),
+            retryAfter: nil)
         return (decision, next, ask)
     }
 
