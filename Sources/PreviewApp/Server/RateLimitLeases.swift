@@ -17,30 +17,15 @@ enum LeaseLookup: Equatable {
 /// `maxPerShard` leases drops the expired ones, and all of them when none had expired (a lease
 /// only saves Redis calls; losing one loses at most its requests, which were counted).
 final class RateLimitLeases: Sendable {
-    /// The caller's hash taken once, before any lock, for the shard and the table alike.
-    private struct Key: Hashable {
-        let limitClass: RateLimitClass
-        let caller: String
-        let hash: Int
-
-        init(_ limitClass: RateLimitClass, _ caller: String) {
-            self.limitClass = limitClass
-            self.caller = caller
-            hash = caller.hashValue
-        }
-
-        static func == (a: Key, b: Key) -> Bool {
-            a.hash == b.hash && a.limitClass == b.limitClass && a.caller == b.caller
-        }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    }
+    private typealias Key = LeaseTable.Key
 
     private final class Shard: Sendable {
-        let leases = Mutex<[Key: RateLimitLease]>([:])
+        let leases = Mutex(LeaseTable())
     }
 
-    private let shards: [Shard] = (0..<16).map { _ in Shard() }
+    /// 16 shards, chosen by the top bits of the caller's hash (a `LeaseTable` uses the low ones).
+    private static let shardBits = 4
+    private let shards: [Shard] = (0..<(1 << shardBits)).map { _ in Shard() }
     let maxPerShard: Int
 
     init(maxPerShard: Int = 4096) {
@@ -48,7 +33,7 @@ final class RateLimitLeases: Sendable {
     }
 
     private func shard(_ key: Key) -> Shard {
-        shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.hash) >> (UInt.bitWidth - Self.shardBits))]
     }
 
     /// What one request of the caller in the class gets here: an answer from its lease, when it
@@ -57,22 +42,22 @@ final class RateLimitLeases: Sendable {
     func take(_ limitClass: RateLimitClass, caller: String, cap: Int64, nowMilliseconds: Int64) -> LeaseLookup {
         let key = Key(limitClass, caller)
         return shard(key).leases.withLock { leases in
-            // One hash probe: the lease is read and replaced at its index.
-            guard let index = leases.index(forKey: key) else {
+            // One probe: the lease is read and replaced in its slot.
+            guard let index = leases.index(of: key) else {
                 return .ask(RateLimitLease.want(after: nil, cap: cap, nowMilliseconds: nowMilliseconds))
             }
-            let last = leases.values[index]
+            let last = leases[at: index]
             guard let (decision, afterTake) = last.take(nowMilliseconds: nowMilliseconds) else {
                 guard let (decision, next, ask) = last.onCredit(cap: cap, nowMilliseconds: nowMilliseconds) else {
                     return .ask(RateLimitLease.want(after: last, cap: cap, nowMilliseconds: nowMilliseconds))
                 }
-                leases.values[index] = next
+                leases[at: index] = next
                 return .leased(decision, refill: ask)
             }
             var next = afterTake
             let refill = next.refill(cap: cap)
             if let refill { next.asked = refill }
-            leases.values[index] = next
+            leases[at: index] = next
             return .leased(decision, refill: refill)
         }
     }
@@ -87,8 +72,8 @@ final class RateLimitLeases: Sendable {
     func unanswered(_ limitClass: RateLimitClass, caller: String, refused: Bool) {
         let key = Key(limitClass, caller)
         shard(key).leases.withLock { leases in
-            guard let index = leases.index(forKey: key) else { return }
-            leases.values[index] = leases.values[index].unanswered(refused: refused)
+            guard let index = leases.index(of: key) else { return }
+            leases[at: index] = leases[at: index].unanswered(refused: refused)
         }
     }
 
@@ -101,11 +86,13 @@ final class RateLimitLeases: Sendable {
         let key = Key(limitClass, caller)
         shard(key).leases.withLock { leases in
             if leases.count >= maxPerShard {
-                leases = leases.filter { $0.value.expiresAt > nowMilliseconds }
-                if leases.count >= maxPerShard { leases.removeAll(keepingCapacity: true) }
+                leases.removeAll { $0.expiresAt <= nowMilliseconds }
+                if leases.count >= maxPerShard { leases.removeAll { _ in true } }
             }
-            leases[key] = RateLimitLease.merged(
-                lease, into: leases[key], answersAsk: answersAsk, nowMilliseconds: nowMilliseconds)
+            leases.set(
+                RateLimitLease.merged(
+                    lease, into: leases[key], answersAsk: answersAsk, nowMilliseconds: nowMilliseconds),
+                for: key)
         }
     }
 }

@@ -22,8 +22,6 @@ final class RateLimiting: Sendable {
 
     private struct Limited: Sendable {
         let policy: RateLimitPolicy
-        /// The `RateLimit-Policy` value, which never changes.
-        let policyField: String
         /// The most requests one lease holds (`RateLimitLease.cap`).
         let cap: Int64
     }
@@ -36,9 +34,7 @@ final class RateLimiting: Sendable {
         refills = RateLimitRefills(limiter: limiter, leases: leases)
         classes = RateLimitClass.allCases.map { limitClass in
             limits[limitClass].map {
-                Limited(
-                    policy: $0, policyField: RateLimitFields.policy(limitClass, $0),
-                    cap: RateLimitLease.cap(limitClass, $0))
+                Limited(policy: $0, cap: RateLimitLease.cap(limitClass, $0))
             }
         }
     }
@@ -103,7 +99,9 @@ final class RateLimiting: Sendable {
     private func fields(_ limitClass: RateLimitClass, _ limited: Limited, _ decision: RateLimitDecision)
         -> RateLimitFields.Answer
     {
-        RateLimitFields.Answer(policy: limited.policyField, limit: RateLimitFields.limit(limitClass, decision))
+        RateLimitFields.Answer(
+            policy: RateLimitFields.policy(limitClass, limited.policy),
+            limit: RateLimitFields.limit(limitClass, decision))
     }
 
     /// Whom a request is counted for: `sub:<subject>` for a valid token, else `ip:<address

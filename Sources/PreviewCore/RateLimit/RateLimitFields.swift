@@ -7,14 +7,24 @@ public enum RateLimitFields {
 
     /// `"write";q=600;w=60`
     public static func policy(_ limitClass: RateLimitClass, _ policy: RateLimitPolicy) -> String {
-        "\"\(limitClass.rawValue)\";q=\(policy.count);w=\(policy.periodSeconds)"
+        item(limitClass, "q", policy.count, "w", policy.periodSeconds)
     }
 
-    /// `"write";r=57;t=12`, written straight into the string's one allocation: it is rendered
-    /// for every answer of a limited class, and `String(Int)` plus appends cost several.
+    /// `"write";r=57;t=12`
     public static func limit(_ limitClass: RateLimitClass, _ decision: RateLimitDecision) -> String {
+        item(limitClass, "r", decision.remaining, "t", decision.resetSeconds)
+    }
+
+    /// `"<class>";<first>=<x>;<second>=<y>`, written straight into the string's one allocation:
+    /// both fields are rendered for every answer of a limited class, and `String(Int)` plus
+    /// appends cost several. Each answer gets strings of its own, even for the policy, which
+    /// never changes: one string shared by every I/O thread would have its reference count
+    /// bounced between cores several times per answer.
+    private static func item(
+        _ limitClass: RateLimitClass, _ first: Unicode.Scalar, _ x: Int64, _ second: Unicode.Scalar, _ y: Int64
+    ) -> String {
         let name = limitClass.rawValue.utf8
-        // Quotes, name, `;r=`, `;t=`, and two Int64s of up to 20 characters each.
+        // Quotes, name, two `;k=`, and two Int64s of up to 20 characters each.
         let capacity = name.count + 8 + 40
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var at = 0
@@ -22,7 +32,10 @@ public enum RateLimitFields {
                 buffer[at] = byte
                 at += 1
             }
-            func put(_ number: Int64) {
+            func put(_ key: Unicode.Scalar, _ number: Int64) {
+                put(UInt8(ascii: ";"))
+                put(UInt8(ascii: key))
+                put(UInt8(ascii: "="))
                 if number < 0 { put(UInt8(ascii: "-")) }
                 var magnitude = number.magnitude
                 let start = at
@@ -34,10 +47,9 @@ public enum RateLimitFields {
             }
             put(UInt8(ascii: "\""))
             for byte in name { put(byte) }
-            for byte in "\";r=".utf8 { put(byte) }
-            put(decision.remaining)
-            for byte in ";t=".utf8 { put(byte) }
-            put(decision.resetSeconds)
+            put(UInt8(ascii: "\""))
+            put(first, x)
+            put(second, y)
             return at
         }
     }
