@@ -141,7 +141,8 @@ struct IdentityProviderFileTests {
         let viewer = try #require(minted.tokens["anyone"])
         #expect(try api.feed(token: viewer).status == 200, "no role claim: --jwt-default-role viewer")
         expectError(try post(42, viewer), status: 403, code: "forbidden")
-        let refused = try api.feed(token: try #require(minted.tokens["foreign"]))
+        let foreignToken = try #require(minted.tokens["foreign"])
+        let refused = try api.feed(token: foreignToken)
         expectError(refused, status: 401, code: "unauthenticated")
         #expect(String(decoding: refused.body, as: UTF8.self).contains("issuer"))
     }

@@ -32,7 +32,8 @@ struct IPAddressTests {
 
     @Test("IPv4 and its IPv4-mapped IPv6 form are the same address")
     func mapped() throws {
-        #expect(try #require(IPAddress("::ffff:192.0.2.1")) == IPAddress("192.0.2.1"))
+        let mapped = try #require(IPAddress("::ffff:192.0.2.1"))
+        #expect(mapped == IPAddress("192.0.2.1"))
         #expect(try #require(IPAddress("192.0.2.1")).isIPv4)
         #expect(try #require(IPAddress("2001:db8::1")).isIPv4 == false)
     }

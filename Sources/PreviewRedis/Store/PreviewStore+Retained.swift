@@ -1,4 +1,4 @@
-public import PreviewCore
+import PreviewCore
 
 /// Retained bytes per token subject (`RetainedScripts`); the per-stream count is kept by the
 /// stream's own upload and commit scripts.

@@ -1,4 +1,4 @@
-public import PreviewCore
+import PreviewCore
 
 /// Webhook events in Redis (`RedisKeys+Webhooks`): the pieces the changes add to their own
 /// scripts, and the relay from the per-stream outboxes to the delivery streams. The consumer
