@@ -28,8 +28,10 @@ BURST_WORKERS = 16
 # two servers alike in every way (both limiters off) gave 0.93× as the ratio of their medians
 # over 6 rounds of 10 s, and single pairs of rounds spread ±9% around 1.00×. Each round's own
 # ratio, its median over many short rounds, gave 1.00× to 1.02×: short rounds back to back
-# see the same machine, and many of them narrow the median.
-FEED_ROUNDS = 24
+# see the same machine, and many of them narrow the median. One round's ratio still spreads
+# about ±8% (standard deviation) on a quiet machine, so the median of 48 moves about ±1.5%
+# from run to run (24 gave ±2% to 3%).
+FEED_ROUNDS = 48
 FEED_ROUND_SECONDS = 5
 
 
