@@ -1,8 +1,6 @@
 // Answers written over time (`HTTPResponse.Body.stream`, such as server-sent events) on
 // libmicrohttpd: MHD reads the stream as the connection drains and the connection is suspended
-// while it has nothing. Part of the libmicrohttpd adapter (MHDDaemon.swift).
-import CMicroHTTPD
-import CShimsMHD
+// while it has nothing. Part of the libmicrohttpd adapter: it reaches MHD through MHDDaemon.swift.
 import Glibc
 import PreviewCore
 
@@ -14,14 +12,14 @@ func streamResponse(_ stream: any ResponseStream, on connection: OpaquePointer, 
 {
     let box = StreamingResponse(stream: stream, connection: connection, streams: streams)
     let retained = Unmanaged.passRetained(box).toOpaque()
-    guard let made = MHD_create_response_from_callback(UInt64.max, 4096, readStream, retained, releaseStream) else {
+    guard let made = callbackResponse(context: retained, read: readStream, release: releaseStream) else {
         Unmanaged<StreamingResponse>.fromOpaque(retained).release()
         return nil
     }
     // A stream stays open for hours: its socket buffers at most `streamSendBuffer` in the kernel
     // (Linux would grow it to megabytes for a client that does not read), so such a client
     // reaches the stream's own bound and is dropped.
-    let socket = CShims_mhd_connection_fd(connection)
+    let socket = socket(of: connection)
     if socket >= 0 {
         var size = streamSendBuffer
         // A refused size only leaves the kernel's default: the stream's own bound still holds.
@@ -30,7 +28,7 @@ func streamResponse(_ stream: any ResponseStream, on connection: OpaquePointer, 
     let suspended = SuspendedConnection(pointer: connection)
     let deadline = connectionDeadline(of: connection)
     stream.start(
-        wake: { MHD_resume_connection(suspended.pointer) },
+        wake: { resume(suspended.pointer) },
         // Due at once: the watchdog shuts the socket down at its next tick (it holds the socket
         // until MHD reports the connection closed, so never a reused descriptor), then MHD
         // closes the connection like any other.
@@ -68,7 +66,7 @@ private func readStream(
     switch box.stream.read(
         into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
         suspend: {
-            MHD_suspend_connection(connection)
+            suspend(connection)
         })
     {
     case .bytes(let count): return count

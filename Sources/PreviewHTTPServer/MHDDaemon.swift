@@ -1,5 +1,5 @@
-// This file and MHDDaemon+Streams.swift (answers written over time) are the only ones that call
-// libmicrohttpd (and its shims); raw pointers stay in them. The daemon and its connections, then
+// This file is the only one that calls libmicrohttpd (and its shims); MHDDaemon+Streams.swift
+// (answers written over time) reaches MHD through the four functions at its end. The daemon and its connections, then
 // the request callbacks (from a request's line to its completion: admission, body, hand-off to
 // the responder), then the responses. What they share without
 // touching MHD is in ServerContext.swift and RequestState.swift.
@@ -573,4 +573,30 @@ private func logError(_ event: String, _ detail: CustomStringConvertible) {
     var bytes = Array(line.utf8)
     // Logging is best effort: a failed write to stderr has nowhere to be reported.
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+// MARK: What MHDDaemon+Streams.swift needs of MHD
+
+/// A response of unknown length whose bytes MHD asks `read` for as the connection drains;
+/// `release` runs when MHD destroys it. Both get `context`.
+func callbackResponse(
+    context: UnsafeMutableRawPointer,
+    read: @escaping @convention(c) (UnsafeMutableRawPointer?, UInt64, UnsafeMutablePointer<CChar>?, Int) -> Int,
+    release: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
+) -> OpaquePointer? {
+    MHD_create_response_from_callback(UInt64.max, 4096, read, context, release)
+}
+
+/// The connection's socket, or -1.
+func socket(of connection: OpaquePointer) -> Int32 {
+    CShims_mhd_connection_fd(connection)
+}
+
+/// No more calls for the connection until `resume`: it holds no thread meanwhile.
+func suspend(_ connection: OpaquePointer) {
+    MHD_suspend_connection(connection)
+}
+
+func resume(_ connection: OpaquePointer) {
+    MHD_resume_connection(connection)
 }
