@@ -7,19 +7,22 @@ import Synchronization
 /// `maxAge` milliseconds and once per URL grid window (one load at a time, off the request path
 /// while the previous snapshot is recent enough to serve meanwhile), and patched at once with
 /// the changes this process makes, so its own writes show without a reload.
+///
+/// Two rules keep it whole across a URL window's turn and a burst of requests: a good snapshot
+/// is never replaced by nothing (a change it cannot hold as it is, such as a preview rendered
+/// for the next window, is rendered again for its window, and failing that only marks it for a
+/// reload), and every request with nothing to serve shares the one load under way, its result
+/// or its error, instead of reading the whole live list itself.
 final class FeedSnapshotCache: Sendable {
     /// Mints a live stream's item (its URLs) at a time, as a template.
     typealias Render = @Sendable (_ stream: LiveStream, _ now: Int64) throws -> FeedItemTemplate
 
     private struct Writer {
-        var loading = false
-        /// Entered while a load runs: requests with nothing to serve wait for it rather than
-        /// each reading the whole live list at once (which, at 10,000 streams and 64
-        /// connections, took seconds).
-        var loadDone: DispatchGroup?
+        /// The load under way, which requests with nothing to serve wait for.
+        var load: SharedLoad?
         /// Patches made while a load is under way: the loaded list may predate them.
         var patchesDuringLoad: [FeedSnapshot.Patch] = []
-        /// A change made during the load that no patch can carry: its result is not kept.
+        /// A change made during the load that no patch can carry: its result may lack it.
         var loadIsStale = false
     }
 
@@ -29,12 +32,14 @@ final class FeedSnapshotCache: Sendable {
     /// The window the feed's URLs are signed for: how long they stay valid.
     var urlGrid: ExpiryGrid { grid }
     private let render: Render
-    /// Read by every feed request; replaced only under `writer`.
+    /// Read by every feed request; replaced only under `writer`, and never by nil.
     private let current = ReadMostly<FeedSnapshot?>(nil)
     /// Serialises everything that replaces `current`.
     private let writer = Mutex(Writer())
     /// Set by `expire()`: the snapshot is reloaded at the next read however recent it is.
     private let expired = Atomic<Bool>(false)
+    /// Reads of the whole live list since start, for tests and `/metrics`.
+    private let loads = Atomic<Int>(0)
 
     init(store: PreviewStore, maxAgeMilliseconds: Int64, grid: ExpiryGrid, render: @escaping Render) {
         self.store = store
@@ -46,89 +51,112 @@ final class FeedSnapshotCache: Sendable {
     func snapshot(nowMilliseconds: Int64) throws -> FeedSnapshot {
         let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
         let cached = current.read()
-        let age = cached.map { nowMilliseconds - $0.loadedAtMilliseconds } ?? .max
-        if let cached, cached.signingTime == signingTime, age < maxAgeMilliseconds, !expired.load(ordering: .relaxed) {
+        if let cached, cached.signingTime == signingTime, age(of: cached, at: nowMilliseconds) < maxAgeMilliseconds,
+            !expired.load(ordering: .relaxed)
+        {
             return cached
         }
-        let (mayLoad, inFlight) = writer.withLock { writer -> (Bool, DispatchGroup?) in
-            guard !writer.loading else { return (false, writer.loadDone) }
-            writer.loading = true
-            let done = DispatchGroup()
-            done.enter()
-            writer.loadDone = done
-            return (true, nil)
-        }
-        if let cached, age < maxAgeMilliseconds * Self.staleServingFactor {
+        if let cached, isServable(cached, at: nowMilliseconds) {
             // Slightly stale (or of the previous URL window, whose URLs stay valid far longer):
             // answer from it and read the list again off the request path, so no request (nor
             // the connections sharing its thread) waits for a reload.
-            if mayLoad { reloadInBackground(nowMilliseconds: nowMilliseconds, signingTime: signingTime) }
+            let (load, owner) = joinLoad()
+            if owner { reloadInBackground(load, nowMilliseconds: nowMilliseconds) }
             return cached
         }
-        // No snapshot, or one too old to serve: wait for the load under way, or load here (when
-        // there is none, it failed, or its result could not be kept: then without storing it).
-        if let inFlight, inFlight.wait(timeout: .now() + Self.loadWaitSeconds) == .success,
-            let loaded = current.read(), loaded.signingTime == signingTime,
-            nowMilliseconds - loaded.loadedAtMilliseconds < maxAgeMilliseconds * Self.staleServingFactor
-        {
-            return loaded
-        }
-        return try load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: mayLoad)
+        // No snapshot, or one too old to serve: share the load under way, or be the one that loads.
+        let (load, owner) = joinLoad()
+        if owner { return try run(load, nowMilliseconds: nowMilliseconds).get() }
+        return try load.outcome(waitingAtMost: Self.loadWaitSeconds).get()
     }
 
-    /// How long a request with nothing to serve waits for another's load before it loads itself.
+    private func age(of snapshot: FeedSnapshot, at nowMilliseconds: Int64) -> Int64 {
+        nowMilliseconds - snapshot.loadedAtMilliseconds
+    }
+
+    /// Whether a snapshot may answer while a newer one is read off the request path. Past
+    /// `staleServingFactor` ages it may not: a feed must not silently freeze when Redis is gone.
+    private func isServable(_ snapshot: FeedSnapshot, at nowMilliseconds: Int64) -> Bool {
+        age(of: snapshot, at: nowMilliseconds) < maxAgeMilliseconds * Self.staleServingFactor
+    }
+
+    /// How long a request with nothing to serve waits for the load under way.
     private static let loadWaitSeconds = 10.0
 
-    /// Past this many `maxAge`s a snapshot is not served while a reload runs: the request
-    /// reloads itself, and fails if Redis does (a feed must not silently freeze).
+    /// Past this many `maxAge`s a snapshot is not served while a reload runs: the request waits
+    /// for the reload, and fails if Redis does.
     private static let staleServingFactor: Int64 = 10
 
-    private func reloadInBackground(nowMilliseconds: Int64, signingTime: Int64) {
+    /// The load under way, or a new one that the caller owns (runs).
+    private func joinLoad() -> (load: SharedLoad, owner: Bool) {
+        writer.withLock { writer in
+            if let load = writer.load { return (load, false) }
+            let load = SharedLoad()
+            writer.load = load
+            return (load, true)
+        }
+    }
+
+    private func reloadInBackground(_ load: SharedLoad, nowMilliseconds: Int64) {
         DispatchQueue.global(qos: .userInitiated).async {
-            do {
-                _ = try self.load(nowMilliseconds: nowMilliseconds, signingTime: signingTime, owner: true)
-            } catch {
+            if case .failure(let error) = self.run(load, nowMilliseconds: nowMilliseconds) {
                 Log.warn("feed_reload_failed", ["error": "\(error)"])
             }
         }
     }
 
-    /// Reads the live list and swaps in its snapshot. Without `owner` (no snapshot yet and
-    /// another load under way) the result is returned but not stored.
-    private func load(nowMilliseconds: Int64, signingTime: Int64, owner: Bool) throws -> FeedSnapshot {
-        var built: FeedSnapshot
-        do {
-            let streams = try store.liveStreams(now: nowMilliseconds / 1000)
-            let previous = current.read()
-            let render = self.render
-            built = try FeedSnapshot(
-                streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
-                reusing: previous, render: { try render($0, nowMilliseconds / 1000) })
-        } catch {
-            if owner { writer.withLock { Self.finish(&$0) } }
-            throw error
-        }
-        guard owner else { return built }
-        return writer.withLock { writer in
-            defer { Self.finish(&writer) }
-            var keep = !writer.loadIsStale
-            for patch in writer.patchesDuringLoad where keep {
-                if let patched = built.applying(patch) { built = patched } else { keep = false }
+    /// Reads the live list and swaps in its snapshot; every request waiting on `load` gets the
+    /// same result or error.
+    private func run(_ load: SharedLoad, nowMilliseconds: Int64) -> Result<FeedSnapshot, any Error> {
+        let result = Result { try read(nowMilliseconds: nowMilliseconds) }.map { keep($0) }
+        if case .failure = result { writer.withLock { $0 = Writer() } }
+        load.finish(result)
+        return result
+    }
+
+    private func read(nowMilliseconds: Int64) throws -> FeedSnapshot {
+        let signingTime = grid.signingTime(at: nowMilliseconds / 1000)
+        loads.add(1, ordering: .relaxed)
+        let streams = try store.liveStreams(now: nowMilliseconds / 1000)
+        let render = self.render
+        return try FeedSnapshot(
+            streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
+            reusing: current.read(), render: { try render($0, nowMilliseconds / 1000) })
+    }
+
+    /// Stores a loaded snapshot with the patches made while it was read; what it returns is what
+    /// the load's waiters get. A result that may predate a change is stored only when nothing
+    /// better is held, and then stays expired, so the next read loads again off the request path;
+    /// otherwise the snapshot being served is kept (it carries this process's patches).
+    private func keep(_ loaded: FeedSnapshot) -> FeedSnapshot {
+        writer.withLock { writer in
+            defer { writer = Writer() }
+            var built = loaded
+            var whole = !writer.loadIsStale
+            for patch in writer.patchesDuringLoad where whole {
+                if let patched = adapting(patch, to: built) { built = patched } else { whole = false }
             }
-            // A result that may predate a change is not kept, but the snapshot being served is
-            // (it carries this process's patches): it stays expired, so the next read answers
-            // from it and loads again off the request path instead of on an I/O thread.
-            guard keep else { return built }
-            current.write(built)
-            expired.store(false, ordering: .relaxed)
+            if whole {
+                current.write(built)
+                expired.store(false, ordering: .relaxed)
+            } else if current.read().map({ !isServable($0, at: built.loadedAtMilliseconds) }) ?? true {
+                current.write(built)
+                expired.store(true, ordering: .relaxed)
+            }
             return built
         }
     }
 
-    /// The load ends: its waiters go on.
-    private static func finish(_ writer: inout Writer) {
-        writer.loadDone?.leave()
-        writer = Writer()
+    /// `snapshot` with `patch` applied; a preview rendered for another URL window is rendered
+    /// again for the snapshot's. Nil only when that render fails.
+    private func adapting(_ patch: FeedSnapshot.Patch, to snapshot: FeedSnapshot) -> FeedSnapshot? {
+        if let patched = snapshot.applying(patch) { return patched }
+        guard case .published(let stream, _, _) = patch else { return nil }
+        // A second of the snapshot's own window, as near to now as the window allows.
+        let window = snapshot.signingTime...(snapshot.signingTime + grid.window - 1)
+        let now = min(max(stream.preview.updatedAt, window.lowerBound), window.upperBound)
+        guard let template = try? render(stream, now) else { return nil }
+        return snapshot.applying(.published(stream, template: template, signingTime: snapshot.signingTime))
     }
 
     // MARK: This process's changes
@@ -160,20 +188,23 @@ final class FeedSnapshotCache: Sendable {
     }
 
     private func apply(_ patch: FeedSnapshot.Patch) {
-        writer.withLock { writer in
-            if writer.loading { writer.patchesDuringLoad.append(patch) }
-            guard let snapshot = current.read() else { return }
-            let patched = snapshot.applying(patch)
+        let held = writer.withLock { writer -> Bool in
+            if writer.load != nil { writer.patchesDuringLoad.append(patch) }
+            guard let snapshot = current.read() else { return true }
+            guard let patched = adapting(patch, to: snapshot) else { return false }
             current.write(patched)
+            return true
         }
+        // Kept as it is, without the change: reloaded at the next read, off the request path.
+        if !held { expire() }
     }
 
     /// Marks the snapshot as due for a reload (changes may have been missed): the next read
     /// answers from it once more and reloads off the request path. The last good snapshot is
-    /// never dropped: a load under way that may have missed the change is discarded instead.
+    /// never dropped: a load under way that may have missed the change is not stored over it.
     func expire() {
         writer.withLock { writer in
-            if writer.loading { writer.loadIsStale = true }
+            if writer.load != nil { writer.loadIsStale = true }
             expired.store(true, ordering: .relaxed)
         }
     }
@@ -182,5 +213,29 @@ final class FeedSnapshotCache: Sendable {
     var held: FeedSnapshot? { current.read() }
 
     /// Whether a load of the live list is under way (tests wait for one to end).
-    var isLoading: Bool { writer.withLock { $0.loading } }
+    var isLoading: Bool { writer.withLock { $0.load != nil } }
+
+    /// Reads of the whole live list since start.
+    var liveListReads: Int { loads.load(ordering: .relaxed) }
+}
+
+/// One read of the live list, and its outcome for every request that waited for it.
+private final class SharedLoad: Sendable {
+    private let done = DispatchGroup()
+    private let result = Mutex<Result<FeedSnapshot, any Error>?>(nil)
+
+    init() { done.enter() }
+
+    func finish(_ outcome: Result<FeedSnapshot, any Error>) {
+        result.withLock { $0 = outcome }
+        done.leave()
+    }
+
+    /// The load's outcome; a `RedisError` timeout when it takes longer than `seconds`.
+    func outcome(waitingAtMost seconds: Double) -> Result<FeedSnapshot, any Error> {
+        guard done.wait(timeout: .now() + seconds) == .success, let outcome = result.withLock({ $0 }) else {
+            return .failure(RedisError(kind: .timeout, message: "the live list took over \(Int(seconds)) s to read"))
+        }
+        return outcome
+    }
 }

@@ -48,6 +48,12 @@ struct MetricsHandler: Sendable {
             text.family("streampreview_live_streams", .gauge, help: "Streams in the feed snapshot this process serves.")
             text.sample("streampreview_live_streams", Int64(snapshot.count))
         }
+        text.family(
+            "streampreview_feed_live_list_reads_total", .counter,
+            help:
+                "Reads of the whole live list by the feed snapshot cache (one per second of changes and per URL window at most)."
+        )
+        text.sample("streampreview_feed_live_list_reads_total", Int64(context.feedCache.liveListReads))
         metrics.redisGauges.render(into: &text, nowMilliseconds: nowMilliseconds)
         if let events = context.feedEvents { events.render(into: &text, store: context.store) }
         return text.text
