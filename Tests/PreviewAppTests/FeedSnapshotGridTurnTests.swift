@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import PreviewCore
 import PreviewCrypto
 import PreviewTestSupport
@@ -110,11 +111,14 @@ import Testing
         let answers = Mutex<[FeedSnapshot]>([])
         let requests = DispatchGroup()
         for _ in 0..<16 {
-            DispatchQueue.global().async(group: requests) {
+            requests.enter()
+            Thread.detachNewThread {
                 if let snapshot = try? cache.snapshot(nowMilliseconds: now) { answers.withLock { $0.append(snapshot) } }
+                requests.leave()
             }
         }
         #expect(gate.waitUntilBlocked())
+        #expect(eventually(within: 60) { cache.requestsWaiting == 15 }, "one request loads, the others wait for it")
         // A change no patch can carry, heard while the only load runs: its result may lack it.
         cache.expire()
         gate.open()

@@ -40,6 +40,8 @@ final class FeedSnapshotCache: Sendable {
     private let expired = Atomic<Bool>(false)
     /// Reads of the whole live list since start, for tests and `/metrics`.
     private let loads = Atomic<Int>(0)
+    /// Requests waiting for a load now, for tests.
+    private let waiting = Atomic<Int>(0)
 
     init(store: PreviewStore, maxAgeMilliseconds: Int64, grid: ExpiryGrid, render: @escaping Render) {
         self.store = store
@@ -67,6 +69,8 @@ final class FeedSnapshotCache: Sendable {
         // No snapshot, or one too old to serve: share the load under way, or be the one that loads.
         let (load, owner) = joinLoad()
         if owner { return try run(load, nowMilliseconds: nowMilliseconds).get() }
+        waiting.add(1, ordering: .relaxed)
+        defer { waiting.subtract(1, ordering: .relaxed) }
         return try load.outcome(waitingAtMost: Self.loadWaitSeconds).get()
     }
 
@@ -217,6 +221,9 @@ final class FeedSnapshotCache: Sendable {
 
     /// Reads of the whole live list since start.
     var liveListReads: Int { loads.load(ordering: .relaxed) }
+
+    /// Requests waiting for the load under way now.
+    var requestsWaiting: Int { waiting.load(ordering: .relaxed) }
 }
 
 /// One read of the live list, and its outcome for every request that waited for it.
