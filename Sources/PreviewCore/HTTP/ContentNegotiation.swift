@@ -61,8 +61,12 @@ public enum WireFormat: Sendable, Equatable {
     /// Whether `Accept` names `text/html` with a weight above 0: a browser, or a link previewer
     /// reading a page (share links answer those with a page, others with a redirect).
     public static func acceptsHTML(_ accept: String?) -> Bool {
-        guard let accept, let ranges = MediaRange.parseList(accept) else { return false }
-        return ranges.contains { $0.kind == .html && $0.quality > 0 }
+        guard let accept else { return false }
+        var html = false
+        let whole = MediaRange.scan(accept) { range, _ in
+            if range.kind == .html, range.quality > 0 { html = true }
+        }
+        return whole && html
     }
 
     /// The response format from `Accept` (RFC 9110 §12.5.1). Each format takes the weight (`q`,
@@ -73,10 +77,16 @@ public enum WireFormat: Sendable, Equatable {
     /// at most `MediaRange.maxRanges` ranges and `MediaRange.maxHeaderBytes` bytes of it.
     public static func negotiate(accept: String?, fallback: WireFormat) -> Negotiation {
         guard let accept else { return .format(fallback) }
-        guard let ranges = MediaRange.parseList(accept) else { return .tooLarge }
-        guard !ranges.isEmpty || !ASCII.trimmingBlanks(accept.utf8[...]).isEmpty else { return .format(fallback) }
-        let json = weight(of: .json, in: ranges)
-        let protobuf = weight(of: .protobuf, in: ranges)
+        var json: Weight?
+        var protobuf: Weight?
+        var ranges = 0
+        let whole = MediaRange.scan(accept) { range, position in
+            ranges += 1
+            weigh(range, at: position, for: .json, into: &json)
+            weigh(range, at: position, for: .protobuf, into: &protobuf)
+        }
+        guard whole else { return .tooLarge }
+        guard ranges > 0 || !ASCII.trimmingBlanks(accept.utf8[...]).isEmpty else { return .format(fallback) }
         let admitted = [json, protobuf].compactMap { $0 }.filter { $0.quality > 0 }
         let best = admitted.max { a, b in
             if a.quality != b.quality { return a.quality < b.quality }
@@ -103,20 +113,18 @@ public enum WireFormat: Sendable, Equatable {
         var position: Int
     }
 
-    private static func weight(of format: WireFormat, in ranges: [MediaRange]) -> Weight? {
-        var best: Weight?
-        for (position, range) in ranges.enumerated() {
-            let specificity: Int
-            switch range.kind {
-            case .json where format == .json, .protobuf where format == .protobuf: specificity = 2
-            case .applicationAny: specificity = 1
-            case .any: specificity = 0
-            default: continue
-            }
-            if let current = best, current.specificity >= specificity { continue }
-            best = Weight(format: format, quality: range.quality, specificity: specificity, position: position)
+    /// Takes `range` (at `position` among the ranges) as `format`'s weight when it is the most
+    /// specific range naming `format` so far.
+    private static func weigh(_ range: MediaRange, at position: Int, for format: WireFormat, into best: inout Weight?) {
+        let specificity: Int
+        switch range.kind {
+        case .json where format == .json, .protobuf where format == .protobuf: specificity = 2
+        case .applicationAny: specificity = 1
+        case .any: specificity = 0
+        default: return
         }
-        return best
+        if let current = best, current.specificity >= specificity { return }
+        best = Weight(format: format, quality: range.quality, specificity: specificity, position: position)
     }
 }
 
@@ -144,7 +152,7 @@ struct MediaRange: Equatable {
 
         /// The kind of a `type/subtype`, compared without case and without a lowered copy; nil
         /// when it is not two tokens around a slash.
-        init?(essence: Substring.UTF8View) {
+        init?<Bytes: Collection<UInt8>>(essence: Bytes) {
             guard let slash = essence.firstIndex(of: UInt8(ascii: "/")) else { return nil }
             let type = essence[..<slash]
             let subtype = essence[essence.index(after: slash)...]
@@ -174,37 +182,79 @@ struct MediaRange: Equatable {
     var quality: Double
 
     /// The ranges of `header` in order, those that are not `type/subtype` left out; nil when it
-    /// has more than `maxRanges` list elements or more than `maxHeaderBytes` bytes. Work is
-    /// linear in the bytes looked at, which are at most `maxHeaderBytes`.
+    /// has more than `maxRanges` list elements or more than `maxHeaderBytes` bytes.
     static func parseList(_ header: String) -> [MediaRange]? {
-        let bytes = header.utf8[...]
-        guard bytes.count <= maxHeaderBytes else { return nil }
-        let elements = bytes.split(
-            separator: UInt8(ascii: ","), maxSplits: maxRanges, omittingEmptySubsequences: false)
-        guard elements.count <= maxRanges else { return nil }
-        return elements.compactMap(parse)
+        var ranges: [MediaRange] = []
+        return scan(header) { range, _ in ranges.append(range) } ? ranges : nil
+    }
+
+    /// Reads `header` once, byte by byte, with no copies and no allocation, calling `body` with
+    /// each range that is a `type/subtype` and its place among them; false when `header` has more
+    /// than `maxRanges` list elements or more than `maxHeaderBytes` bytes (then `body` may have
+    /// seen some ranges, which the caller must not use). Parameters other than `q` are skipped
+    /// where they stand, so their number costs nothing but the bytes.
+    static func scan(_ header: String, _ body: (MediaRange, _ position: Int) -> Void) -> Bool {
+        var header = header
+        return header.withUTF8 { bytes in
+            guard bytes.count <= maxHeaderBytes else { return false }
+            var start = 0
+            var elements = 0
+            var position = 0
+            while true {
+                elements += 1
+                guard elements <= maxRanges else { return false }
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                if let range = parse(UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+                    body(range, position)
+                    position += 1
+                }
+                guard end < bytes.count else { return true }
+                start = end + 1
+            }
+        }
     }
 
     /// One element: `type/subtype *( OWS ";" OWS parameter )`.
-    static func parse(_ element: Substring.UTF8View) -> MediaRange? {
-        var parts = element.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)[...]
-        guard let first = parts.popFirst(), let kind = Kind(essence: ASCII.trimmingBlanks(first)) else { return nil }
+    static func parse(_ element: UnsafeBufferPointer<UInt8>) -> MediaRange? {
+        var cut = 0
+        while cut < element.count, element[cut] != UInt8(ascii: ";") { cut += 1 }
+        guard let kind = Kind(essence: trimmed(UnsafeBufferPointer(rebasing: element[..<cut]))) else { return nil }
         var range = MediaRange(kind: kind, quality: 1)
-        for part in parts {
-            let parameter = ASCII.trimmingBlanks(part)
-            guard parameter.count >= 2, parameter.first.map({ $0 | 0x20 }) == UInt8(ascii: "q"),
-                parameter.dropFirst().first == UInt8(ascii: "=")
+        while cut < element.count {
+            let start = cut + 1
+            cut = start
+            while cut < element.count, element[cut] != UInt8(ascii: ";") { cut += 1 }
+            let parameter = trimmed(UnsafeBufferPointer(rebasing: element[start..<cut]))
+            guard parameter.count >= 2, parameter[parameter.startIndex] | 0x20 == UInt8(ascii: "q"),
+                parameter[parameter.startIndex + 1] == UInt8(ascii: "=")
             else { continue }
-            range.quality = qvalue(parameter.dropFirst(2))
+            range.quality = qvalue(UnsafeBufferPointer(rebasing: parameter.dropFirst(2)))
         }
         return range
     }
 
-    /// `qvalue` (RFC 9110 §12.4.2) as a number in 0...1; 0 for anything malformed or out of range.
-    private static func qvalue(_ text: Substring.UTF8View) -> Double {
-        guard text.count <= 8, let value = Double(String(decoding: text, as: UTF8.self)), (0...1).contains(value)
-        else { return 0 }
-        return value
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        var slice = bytes[...]
+        while let first = slice.first, ASCII.isBlank(first) { slice.removeFirst() }
+        while let last = slice.last, ASCII.isBlank(last) { slice.removeLast() }
+        return slice
+    }
+
+    /// `qvalue` (RFC 9110 §12.4.2: `0` or `1`, then at most three decimals, none above `1.000`)
+    /// as a number in 0...1; 0 for anything else.
+    private static func qvalue(_ text: UnsafeBufferPointer<UInt8>) -> Double {
+        guard let first = text.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return 0 }
+        var thousandths = first == UInt8(ascii: "1") ? 1000 : 0
+        guard text.count > 1 else { return Double(thousandths) / 1000 }
+        guard text[1] == UInt8(ascii: "."), text.count <= 5 else { return 0 }
+        var scale = 100
+        for digit in text[2...] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return 0 }
+            thousandths += Int(digit - UInt8(ascii: "0")) * scale
+            scale /= 10
+        }
+        return thousandths <= 1000 ? Double(thousandths) / 1000 : 0
     }
 }
 
