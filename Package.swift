@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Linux's epoll header, which Swift's Glibc module lacks (glibc itself: nothing to install).
+        .systemLibrary(name: "CEpoll"),
         // Only what Swift cannot call (variadic C functions, macros): one shim module per C
         // library, depended on by that library's adapter alone.
         .target(name: "CShimsCurl", dependencies: ["CCurl"]),
@@ -30,7 +32,8 @@ let package = Package(
         .target(
             name: "PreviewHTTPClient", dependencies: ["PreviewCore", "CCurl", "CShimsCurl"], swiftSettings: strict),
         .target(
-            name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShimsMHD"], swiftSettings: strict),
+            name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShimsMHD", "CEpoll"],
+            swiftSettings: strict),
         .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "PreviewApp",

@@ -24,6 +24,9 @@ final class ConnectionDeadline: Sendable {
     private let windowStartBytes = Atomic<Int64>(0)
     /// The client address group this connection is counted under (`ConnectionsPerAddress`).
     let addressGroup: AddressGroup
+    /// Set when a request admitted with `.openStream` took a stream slot for this connection: it
+    /// is then counted there until it closes, no longer among the connections serving requests.
+    let holdsStreamSlot = Atomic<Bool>(false)
     /// Run after the watchdog shuts the socket down: a suspended connection (an upload paused
     /// for its writer) notices nothing until it is resumed, so its request is told here.
     private let onExpiry = Mutex<(@Sendable () -> Void)?>(nil)

@@ -14,11 +14,20 @@ public struct HTTPServerConfiguration: Sendable {
     /// block long (object storage, disk), so this bounds those requests in progress at once.
     /// As many body-writer threads hand streamed bodies to their sinks, off the I/O threads.
     public var threadPoolSize: Int = 8
-    /// Connections open at once, from all clients.
+    /// Connections open at once that serve requests, from all clients. A connection holding a
+    /// long-lived answer (`RequestAdmission.openStream`) is not one of them: it holds a stream
+    /// slot instead, so open streams never take what requests need. Past the limit a new
+    /// connection is closed at once.
     public var connectionLimit: Int = 1024
-    /// Connections open at once from one peer address, so one client cannot take every slot. An
-    /// IPv6 client is counted by its /64, which one host usually has whole.
+    /// Of those, from one peer address, so one client cannot take every slot. An IPv6 client is
+    /// counted by its /64, which one host usually has whole.
     public var maxConnectionsPerAddress: Int = 64
+    /// Long-lived answers (event streams) open at once, from all clients: past it such a request
+    /// is refused (`HTTPRefusal.streamSlotsFull`). Each holds a socket (the process's descriptor
+    /// limit must hold these and `connectionLimit`) and about 20 KiB; 0 refuses every one.
+    public var maxStreams: Int = 10_000
+    /// Of those, from one peer address group (an IPv4 address, an IPv6 /64).
+    public var maxStreamsPerAddress: Int = 64
     /// Seconds a client has to send a complete request head: counted from connecting, and on a
     /// kept-alive connection from the moment its request line arrives. Absolute: a client
     /// trickling bytes does not extend it.

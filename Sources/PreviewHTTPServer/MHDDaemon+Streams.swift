@@ -27,13 +27,14 @@ func streamResponse(_ stream: any ResponseStream, on connection: OpaquePointer, 
     }
     let suspended = SuspendedConnection(pointer: connection)
     let deadline = connectionDeadline(of: connection)
+    // Started before it is watched: a client already gone is told to a stream that can wake.
     stream.start(
         wake: { resume(suspended.pointer) },
         // Due at once: the watchdog shuts the socket down at its next tick (it holds the socket
         // until MHD reports the connection closed, so never a reused descriptor), then MHD
         // closes the connection like any other.
         abort: { deadline?.set(0) })
-    if !streams.add(stream) { stream.end() }  // the server is stopping
+    if !streams.add(stream, socket: socket) { stream.end() }  // the server is stopping
     return made
 }
 

@@ -27,6 +27,12 @@ final class MHDDaemon {
         let ioThreads = try Self.count("ioThreads", configuration.ioThreads, minimum: 1)
         let connectionLimit = try Self.count("connectionLimit", configuration.connectionLimit, minimum: 1)
         let perAddress = try Self.count("maxConnectionsPerAddress", configuration.maxConnectionsPerAddress, minimum: 1)
+        let maxStreams = try Self.count("maxStreams", configuration.maxStreams, minimum: 0)
+        let streamsPerAddress = try Self.count(
+            "maxStreamsPerAddress", configuration.maxStreamsPerAddress, minimum: 1)
+        // MHD holds both kinds: the split between them is ours (connectionChanged, admit).
+        let (allConnections, overflow) = connectionLimit.addingReportingOverflow(maxStreams)
+        guard !overflow else { throw .invalidConfiguration("maxStreams", configuration.maxStreams) }
         let headerTimeout = try Self.count("headerTimeoutSeconds", configuration.headerTimeoutSeconds, minimum: 1)
         let idleTimeout = try Self.count("idleTimeoutSeconds", configuration.idleTimeoutSeconds, minimum: 1)
         let bodyTimeout = try Self.count("bodyTimeoutSeconds", configuration.bodyTimeoutSeconds, minimum: 1)
@@ -61,17 +67,26 @@ final class MHDDaemon {
             throw .startFailed(
                 host: configuration.host, port: configuration.port, reason: "cannot create the watchdog thread")
         }
+        guard let hangups = PeerHangups() else {
+            pool.shutdown()
+            writers.shutdown()
+            watchdog.stop()
+            throw .startFailed(
+                host: configuration.host, port: configuration.port, reason: "cannot create the stream hang-up watcher")
+        }
         let context = ServerContext(
             responder: responder, pool: pool, writers: writers, watchdog: watchdog, connections: connections,
             headerTimeoutSeconds: Int64(headerTimeout), idleTimeoutSeconds: Int64(idleTimeout),
             bodyTimeoutSeconds: Int64(bodyTimeout), minimumStreamedBodyRate: Int64(minimumRate),
-            perAddress: ConnectionsPerAddress(limit: Int(perAddress)))
+            perAddress: ConnectionsPerAddress(limit: Int(perAddress)), connectionLimit: Int(connectionLimit),
+            streamSlots: StreamSlots(limit: Int(maxStreams), perAddressLimit: Int(streamsPerAddress)),
+            streams: ResponseStreams(hangups: hangups))
         var reason = [CChar](repeating: 0, count: 512)
         let started = address.withSocketAddress { socketAddress -> OpaquePointer? in
             var settings = CShims_mhd_settings(
                 flags: flags,
                 thread_pool_size: ioThreads,
-                connection_limit: connectionLimit,
+                connection_limit: allConnections,
                 // Counted here instead (ConnectionsPerAddress), by IPv6 /64 rather than address.
                 per_ip_connection_limit: 0,
                 // MHD's inactivity timeout bounds a response that stalls; the watchdog bounds
@@ -92,6 +107,7 @@ final class MHDDaemon {
             pool.shutdown()
             writers.shutdown()
             watchdog.stop()
+            hangups.stop()
             let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .startFailed(
                 host: configuration.host, port: configuration.port,
@@ -130,6 +146,7 @@ final class MHDDaemon {
         context.bodies.cancelAll()
         context.pool.shutdown()
         MHD_stop_daemon(handle)
+        context.streams.stopWatching()
         context.writers.shutdown()
         context.watchdog.stop()
         // After quiesce MHD leaves the listening socket to us, to close once stopped.
@@ -166,7 +183,11 @@ private func connectionChanged(
         socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
         context.connections.open.add(1, ordering: .relaxed)
         context.watchdog.watch(deadline)
-        if !context.perAddress.add(group) {
+        // Every connection starts as one that serves requests; the stream slots are MHD's room
+        // beyond `connectionLimit`, which only `admit` hands out.
+        let withinLimit = context.requestConnections.add(1, ordering: .relaxed).newValue <= context.connectionLimit
+        let withinAddressLimit = context.perAddress.add(group)
+        if !withinLimit || !withinAddressLimit {
             // Fails only if the peer has already gone, which MHD notices either way.
             _ = shutdown(socket, Int32(SHUT_RDWR))
         }
@@ -175,7 +196,12 @@ private func connectionChanged(
         socketContext.pointee = nil
         context.connections.open.subtract(1, ordering: .relaxed)
         let deadline = Unmanaged<ConnectionDeadline>.fromOpaque(pointer).takeRetainedValue()
-        context.perAddress.remove(deadline.addressGroup)
+        if deadline.holdsStreamSlot.load(ordering: .relaxed) {
+            context.streamSlots.release(deadline.addressGroup)
+        } else {
+            context.requestConnections.subtract(1, ordering: .relaxed)
+            context.perAddress.remove(deadline.addressGroup)
+        }
         context.watchdog.forget(deadline)
     default:
         return
@@ -267,7 +293,7 @@ func handleAccess(
     if let response = state.response {
         state.response = nil
         state.connection = nil
-        return queue(response, on: connection, streams: context.streams)
+        return queue(answer(response, to: state), on: connection, streams: context.streams)
     }
     if state.closesUnanswered {
         state.connection = nil
@@ -285,7 +311,7 @@ func handleAccess(
     state.deadline?.clear()
     let responder = context.responder
     if state.respondOn == .connection {
-        return queue(responder.respond(to: request), on: connection, streams: context.streams)
+        return queue(answer(responder.respond(to: request), to: state), on: connection, streams: context.streams)
     }
     state.connection = connection
     let dispatched = context.pool.submit(
@@ -303,7 +329,16 @@ func handleAccess(
     // The pool is shut down (stop() is past its drain wait): answer on this thread.
     state.connection = nil
     guard let response = respond(to: request, streamed: streamed, responder: responder) else { return .NO }
-    return queue(response, on: connection, streams: context.streams)
+    return queue(answer(response, to: state), on: connection, streams: context.streams)
+}
+
+/// The answer as sent: a request that held a stream slot closes its connection after it, so the
+/// slot is never held by a connection that goes on serving requests.
+private func answer(_ response: HTTPResponse, to state: RequestState) -> HTTPResponse {
+    guard state.closesAfterAnswer else { return response }
+    var closing = response
+    closing.headers.set("Connection", "close")
+    return closing
 }
 
 /// The responder's answer, once a streamed body is all in its sink (the publish then runs
@@ -379,6 +414,27 @@ private func admit(
         if hasBody, context.minimumStreamedBodyRate > 0 {
             state.deadline?.expectBody(
                 minimumBytesPerSecond: context.minimumStreamedBodyRate, now: ConnectionWatchdog.now())
+        }
+    case .openStream(let thread):
+        guard let deadline = state.deadline else {
+            return queueClosing(
+                context.responder.refuse(head, reason: .streamSlotsFull(perAddress: false)), on: connection)
+        }
+        if case .failure(let full) = context.streamSlots.take(deadline.addressGroup) {
+            let refusal = HTTPRefusal.streamSlotsFull(perAddress: full == .perAddress)
+            return queueClosing(context.responder.refuse(head, reason: refusal), on: connection)
+        }
+        // From now until it closes the connection holds a stream slot, not a connection slot.
+        deadline.holdsStreamSlot.store(true, ordering: .relaxed)
+        context.requestConnections.subtract(1, ordering: .relaxed)
+        context.perAddress.remove(deadline.addressGroup)
+        state.closesAfterAnswer = true
+        state.lingersOnClose = false
+        state.respondOn = thread
+        state.mode = .buffer(limit: 0)
+        if hasBody {
+            state.bodyTooLarge = true
+            state.deadline?.set(ConnectionWatchdog.after(seconds: context.bodyTimeoutSeconds))
         }
     case .buffer(let requested, let thread):
         state.lingersOnClose = false

@@ -35,6 +35,8 @@ final class RequestState: @unchecked Sendable {
     var paused = false
     /// The streamed body failed after it was received: close without an answer.
     var closesUnanswered = false
+    /// Admitted with `.openStream`: the connection holds a stream slot and closes after the answer.
+    var closesAfterAnswer = false
     /// Set while the request is suspended, for the worker to resume.
     var connection: OpaquePointer?
     /// The responder's answer, waiting for MHD to call the handler again after resume.

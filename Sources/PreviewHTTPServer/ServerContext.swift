@@ -10,7 +10,13 @@ final class ServerContext: Sendable {
     /// Streamed bodies being received, for `stop()` to resume their paused connections.
     let bodies = StreamedBodies()
     /// Streamed answers (event streams) being sent, for `stop()` to end.
-    let streams = ResponseStreams()
+    let streams: ResponseStreams
+    /// The slots streamed answers hold instead of a connection slot.
+    let streamSlots: StreamSlots
+    /// Connections that serve requests (all but those holding a stream slot), against
+    /// `connectionLimit`.
+    let requestConnections = Atomic<Int>(0)
+    let connectionLimit: Int
     let watchdog: ConnectionWatchdog
     /// Connections between NOTIFY_STARTED and NOTIFY_CLOSED, shared with the `HTTPServer`.
     let connections: ConnectionCount
@@ -33,8 +39,12 @@ final class ServerContext: Sendable {
         responder: any HTTPResponder, pool: ResponderPool, writers: ResponderPool, watchdog: ConnectionWatchdog,
         connections: ConnectionCount,
         headerTimeoutSeconds: Int64, idleTimeoutSeconds: Int64, bodyTimeoutSeconds: Int64,
-        minimumStreamedBodyRate: Int64, perAddress: ConnectionsPerAddress
+        minimumStreamedBodyRate: Int64, perAddress: ConnectionsPerAddress, connectionLimit: Int,
+        streamSlots: StreamSlots, streams: ResponseStreams
     ) {
+        self.connectionLimit = connectionLimit
+        self.streamSlots = streamSlots
+        self.streams = streams
         self.responder = responder
         self.pool = pool
         self.writers = writers
@@ -48,29 +58,52 @@ final class ServerContext: Sendable {
     }
 }
 
-/// The streamed answers a daemon is sending. Once `endAll()` has run, every stream added is
-/// ended at once: the server is stopping.
+/// The streamed answers a daemon is sending, each watched for its client leaving
+/// (`PeerHangups`). Once `endAll()` has run, every stream added is ended at once: the server is
+/// stopping.
 final class ResponseStreams: Sendable {
-    private let state = Mutex<(streams: [ObjectIdentifier: any ResponseStream], closed: Bool)>(([:], false))
+    private struct Held {
+        let stream: any ResponseStream
+        /// Its `PeerHangups` token; nil when its socket could not be watched.
+        let token: UInt64?
+    }
 
-    /// Registers `stream`; false once `endAll()` has run.
-    func add(_ stream: any ResponseStream) -> Bool {
-        state.withLock { state in
-            guard !state.closed else { return false }
-            state.streams[ObjectIdentifier(stream)] = stream
+    private let hangups: PeerHangups
+    private let state = Mutex<(streams: [ObjectIdentifier: Held], closed: Bool)>(([:], false))
+
+    init(hangups: PeerHangups) {
+        self.hangups = hangups
+    }
+
+    /// Registers `stream`, sent on `socket`; false once `endAll()` has run.
+    func add(_ stream: any ResponseStream, socket: Int32) -> Bool {
+        guard !state.withLock({ $0.closed }) else { return false }
+        let token = socket >= 0 ? hangups.watch(socket, for: stream) : nil
+        return state.withLock { state in
+            guard !state.closed else {
+                if let token { hangups.forget(token) }
+                return false
+            }
+            state.streams[ObjectIdentifier(stream)] = Held(stream: stream, token: token)
             return true
         }
     }
 
     func remove(_ stream: any ResponseStream) {
-        state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        let held = state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        if let token = held?.token { hangups.forget(token) }
     }
 
     func endAll() {
         let streams = state.withLock { state in
             state.closed = true
-            return Array(state.streams.values)
+            return state.streams.values.map(\.stream)
         }
         for stream in streams { stream.end() }
+    }
+
+    /// Stops watching for clients leaving: the daemon has closed every connection.
+    func stopWatching() {
+        hangups.stop()
     }
 }

@@ -34,13 +34,16 @@ public final class EventStreamClient {
     public private(set) var retryMilliseconds: Int?
     private let readTimeoutSeconds: Int
 
-    /// `receiveBuffer` shrinks the socket's receive buffer (a client that reads little).
+    /// `receiveBuffer` shrinks the socket's receive buffer (a client that reads little); `source`
+    /// is the local address to connect from (another loopback address is another client).
     public init(
-        _ url: String, headers extra: [(String, String)] = [], readTimeoutSeconds: Int = 30, receiveBuffer: Int32? = nil
+        _ url: String, headers extra: [(String, String)] = [], readTimeoutSeconds: Int = 30,
+        receiveBuffer: Int32? = nil,
+        source: String? = nil
     ) throws {
         self.readTimeoutSeconds = readTimeoutSeconds
         let target = try RawHTTPTarget(url)
-        let socket = try RawSocket.connect(host: target.host, port: target.port)
+        let socket = try RawSocket.connect(host: target.host, port: target.port, source: source)
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBuffer {

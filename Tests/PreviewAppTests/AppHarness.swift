@@ -118,6 +118,11 @@ final class AppHarness {
         switch router.admit(head) {
         case .reject(let response):
             return response
+        case .openStream:
+            if !request.body.isEmpty {
+                request.body = []
+                request.bodyTooLarge = true
+            }
         case .buffer(let limit, _):
             if request.body.count > limit {
                 request.body = []

@@ -18,14 +18,19 @@ from its DOM only, with a recorder this script adds to the page (a MutationObser
   and the feed agrees; a clip played to its end is marked seen; a new preview of the playing
   stream does not interrupt its clip, and its new clip plays next time round;
 - every request stays on serve's origin (Resource Timing), the console has no error (a CSP
-  violation would be one), and a screenshot goes to .build/viewer-screenshot.png.
+  violation would be one), and a screenshot goes to .build/viewer-screenshot.png;
+- refused its event stream (another client holds the address's one slot): the strip still shows
+  the live list and follows commits through feed reloads, the page retries with growing delays,
+  and once the slot is free it goes live again.
 
 Usage: viewer.py BINARY (run by scripts/test-browser.sh after drive.py).
 """
 
 import json
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -553,6 +558,64 @@ def check_update_while_playing(page, api, order):
     fail("three times the playing clip ended before its update arrived")
 
 
+def event_stream_answers(serve):
+    """The statuses serve logged for GET /api/feed/events, in order."""
+    return [int(match.group(1)) for match in re.finditer(
+        r"route=/api/feed/events [^\n]*?status=(\d+)", serve.log_text())]
+
+
+def hold_event_stream(base):
+    """An event stream opened from this process (127.0.0.1): the socket, once answered 200."""
+    address = urllib.parse.urlsplit(base)
+    holder = socket.create_connection((address.hostname, address.port), timeout=30)
+    holder.sendall(b"GET /api/feed/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = holder.recv(4096)
+        if not chunk:
+            fail("the held event stream was closed before its head")
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 200"):
+        fail(f"the held event stream was refused: {head[:200]!r}")
+    return holder
+
+
+def check_refused_stream(driver, binary, work):
+    """With every event stream of its address taken, the page still shows the live list, reads it
+    again while it waits, comes back with growing delays (not in a loop) and goes live once a
+    slot is free: a stream committed then shows up without a reload."""
+    serve = Serve(binary, os.path.join(work, "data-refused"), os.path.join(work, "serve-refused.log"),
+                  ["--max-event-streams-per-ip", "1"])
+    try:
+        api = Api(serve)
+        api.publish(201)
+        holder = hold_event_stream(serve.base)
+        page = Page(driver, serve.base)
+        page.open()
+        wait_for("the strip while its event stream is refused", lambda: page.ids() == ["201"], seconds=60)
+        api.publish(202)
+        wait_for("a commit through the page's own feed reloads while refused",
+                 lambda: sorted(page.ids()) == ["201", "202"], seconds=60)
+        refusals = wait_for("two refused tries", lambda: len([s for s in event_stream_answers(serve) if s == 503]) >= 2
+                            and event_stream_answers(serve), seconds=60)
+        watched = time.monotonic()
+        time.sleep(8)
+        tries = [status for status in event_stream_answers(serve) if status == 503]
+        # Delays of 1, 2, 4, 8 s (each drawn between half and all of it): at most 5 tries in 8 s.
+        if len(tries) - len([s for s in refusals if s == 503]) > 5:
+            fail(f"the refused page retried {len(tries)} times, not with growing delays")
+        holder.close()
+        wait_for("the page's event stream to be admitted once the slot is free",
+                 lambda: event_stream_answers(serve).count(200) >= 2, seconds=90)
+        _, answered = api.publish(203)
+        appeared = wait_for("the commit as a live event",
+                            lambda: "203" in page.ids() and time.monotonic(), seconds=30)
+        log(f"refused page: {len(tries)} tries in {time.monotonic() - watched:.0f} s, live again; "
+            f"stream 203 shown {appeared - answered:.1f} s after its commit")
+    finally:
+        serve.stop()
+
+
 def check_requests(page, base):
     names = page.driver.execute_script(
         "return performance.getEntriesByType('resource').map((e) => e.name)"
@@ -639,6 +702,8 @@ def main():
         time.sleep(2)
         os.makedirs(os.path.dirname(SCREENSHOT), exist_ok=True)
         driver.save_screenshot(SCREENSHOT)
+
+        check_refused_stream(driver, binary, work)
         passed = True
         log(f"ok in {time.monotonic() - started:.0f} s (screenshot: {os.path.relpath(SCREENSHOT, ROOT)})")
     finally:

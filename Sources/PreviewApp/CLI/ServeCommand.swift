@@ -138,6 +138,8 @@ enum ServeCommand {
         configuration.headerTimeoutSeconds = Int(options.headerTimeout)
         configuration.idleTimeoutSeconds = Int(options.idleTimeout)
         configuration.connectionLimit = options.maxConnections
+        configuration.maxStreams = Self.eventStreamSlots(options)
+        configuration.maxStreamsPerAddress = options.maxEventStreamsPerIP
         configuration.bodyTimeoutSeconds = Int(options.bodyTimeout)
         configuration.minimumStreamedBodyBytesPerSecond = Int(options.minUploadRate)
         configuration.shutdownTimeoutSeconds = Int(options.shutdownTimeout)
@@ -209,6 +211,24 @@ enum ServeCommand {
         return reason == .redisExited ? .unavailable : .ok
     }
 
+    /// `--max-event-streams`, lowered to what the descriptor limit (raised to its hard limit
+    /// first) leaves beside `--max-connections`, with a warning when it is.
+    static func eventStreamSlots(_ options: ServeOptions) -> Int {
+        guard let limit = DescriptorLimit.raiseToHard() else { return options.maxEventStreams }
+        let fitting = DescriptorLimit.eventStreams(
+            wanted: options.maxEventStreams, connections: options.maxConnections, limit: limit)
+        if fitting < options.maxEventStreams {
+            Log.warn(
+                "event_streams_lowered",
+                [
+                    "max_event_streams": String(fitting), "wanted": String(options.maxEventStreams),
+                    "open_file_limit": String(limit),
+                    "advice": "raise the hard open file limit (LimitNOFILE=, ulimit -Hn) or lower --max-connections",
+                ])
+        }
+        return fitting
+    }
+
     /// The listener of `--metrics-listen`: one I/O thread, a small worker pool, the main
     /// server's deadlines.
     static func startMetricsServer(
@@ -219,6 +239,7 @@ enum ServeCommand {
         configuration.port = address.port
         configuration.ioThreads = 1
         configuration.threadPoolSize = 1
+        configuration.maxStreams = 0
         let server = HTTPServer(
             configuration: configuration,
             responder: MetricsResponder(handler: MetricsHandler(context: context, dedicatedListener: true)))

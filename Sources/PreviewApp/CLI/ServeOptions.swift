@@ -71,6 +71,10 @@ public struct ServeOptions: Sendable, Equatable {
     public var eventsHeartbeat: Int64 = 15
     /// About how many events the Redis event log keeps (`--events-history`).
     public var eventsHistory = 10_000
+    /// Event streams open at once, in all and from one client address (`--max-event-streams`,
+    /// `--max-event-streams-per-ip`): apart from `maxConnections`, which they never take.
+    public var maxEventStreams = 10_000
+    public var maxEventStreamsPerIP = 64
     /// Per-caller request limits by route class (`--rate-limit`).
     public var rateLimits = RateLimits.defaults
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
@@ -176,7 +180,9 @@ public struct ServeOptions: Sendable, Equatable {
             ),
             OptionSpec(
                 flag: "max-connections", environment: "STREAMPREVIEW_MAX_CONNECTIONS",
-                help: "connections open at once from all clients; more are refused (default 1024)"),
+                help:
+                    "connections serving requests open at once from all clients (event streams are counted apart: --max-event-streams); more are refused (default 1024)"
+            ),
             OptionSpec(
                 flag: "body-timeout", environment: "STREAMPREVIEW_BODY_TIMEOUT",
                 help:

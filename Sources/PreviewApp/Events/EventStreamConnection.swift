@@ -4,11 +4,12 @@ import Synchronization
 /// One client's `GET /api/feed/events` as the server sends it: events queue here and the HTTP
 /// server reads them out as the connection drains; while none wait, the connection is suspended
 /// (no thread, no timer). Bounded: a client that does not read gets its connection closed once
-/// `maxPendingBytes` wait, so it never grows memory.
+/// `maxPendingBytes` wait beyond what its replay still holds, so it never grows memory.
 ///
 /// While its missed events are replayed (`beginReplay`/`endReplay`), live events are held and then
 /// sent only when newer than the last replayed one: subscribed before the log is read, a client
-/// misses nothing and gets nothing twice.
+/// misses nothing and gets nothing twice. The replay's own bytes are bounded apart, by the
+/// `ReplayBudget` they were reserved from, and given back to it as the client reads them.
 final class EventStreamConnection: ResponseStream {
     private struct State {
         var chunks: [[UInt8]] = []
@@ -26,14 +27,22 @@ final class EventStreamConnection: ResponseStream {
         var held: [(FeedEventID, [UInt8])] = []
         /// The newest event queued: a live event not newer is one the replay already sent.
         var newest = FeedEventID.zero
+        /// Bytes of the replay not read yet (reserved from `replayBudget`): over the live bound.
+        var replayBytesLeft = 0
     }
 
     let maxPendingBytes: Int
     private let state = Mutex(State())
     private let onClosed: @Sendable (EventStreamConnection) -> Void
+    /// Where a replay's bytes are reserved (by `FeedEvents`) and given back as they are read.
+    private let replayBudget: ReplayBudget?
 
-    init(maxPendingBytes: Int, onClosed: @escaping @Sendable (EventStreamConnection) -> Void) {
+    init(
+        maxPendingBytes: Int, replayBudget: ReplayBudget? = nil,
+        onClosed: @escaping @Sendable (EventStreamConnection) -> Void
+    ) {
         self.maxPendingBytes = maxPendingBytes
+        self.replayBudget = replayBudget
         self.onClosed = onClosed
     }
 
@@ -41,7 +50,7 @@ final class EventStreamConnection: ResponseStream {
     /// over (closed, ended, or failed now for being over its bound).
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
-        state.withLock { state in Self.enqueue(bytes, into: &state, limit: maxPendingBytes) }
+        state.withLock { state in enqueue(bytes, into: &state) }
     }
 
     /// Queues a live event unless the replay already sent it; held while a replay runs.
@@ -54,7 +63,7 @@ final class EventStreamConnection: ResponseStream {
             }
             guard id > state.newest else { return !state.closed }
             state.newest = id
-            return Self.enqueue(bytes, into: &state, limit: maxPendingBytes)
+            return enqueue(bytes, into: &state)
         }
     }
 
@@ -68,35 +77,50 @@ final class EventStreamConnection: ResponseStream {
 
     /// Queues the replayed events (already rendered, oldest first), then the live ones held
     /// meanwhile that are newer. A `reset` replaces the replay: it is sent whatever its ID.
-    func endReplay(_ replayed: [(FeedEventID, [UInt8])], reset: Bool = false) {
+    /// `reserved`: the replay's bytes, reserved from the replay budget, which the live bound does
+    /// not count until they are read.
+    func endReplay(_ replayed: [(FeedEventID, [UInt8])], reset: Bool = false, reserved: Int = 0) {
         state.withLock { state in
             state.replaying = false
             if reset { state.newest = .zero }
+            guard !state.closed, !state.failed, !state.ended else {
+                if reserved > 0 { replayBudget?.release(reserved) }
+                return
+            }
+            state.replayBytesLeft += reserved
             for (id, bytes) in replayed + state.held where id > state.newest {
                 state.newest = id
-                guard Self.enqueue(bytes, into: &state, limit: maxPendingBytes) else { break }
+                guard enqueue(bytes, into: &state) else { break }
             }
             state.held = []
         }
     }
 
-    private static func enqueue(_ bytes: [UInt8], into state: inout State, limit: Int) -> Bool {
+    private func enqueue(_ bytes: [UInt8], into state: inout State) -> Bool {
         guard !state.closed, !state.ended, !state.failed else { return false }
-        if state.pendingBytes + bytes.count > limit {
+        if state.pendingBytes + bytes.count > maxPendingBytes + state.replayBytesLeft {
             // It does not read: drop what waits and cut the connection off now (MHD would never ask
             // this stream for bytes again while the socket stays full).
             state.failed = true
+            dropPending(&state)
             state.abort?()
-            state.chunks = []
-            state.head = 0
-            state.offset = 0
-            state.pendingBytes = 0
         } else {
             state.chunks.append(bytes)
             state.pendingBytes += bytes.count
         }
-        wakeIfWaiting(&state)
+        Self.wakeIfWaiting(&state)
         return !state.failed
+    }
+
+    /// Drops what waits, giving the replay's bytes not read back to the budget.
+    private func dropPending(_ state: inout State) {
+        state.chunks = []
+        state.held = []
+        state.head = 0
+        state.offset = 0
+        state.pendingBytes = 0
+        if state.replayBytesLeft > 0 { replayBudget?.release(state.replayBytesLeft) }
+        state.replayBytesLeft = 0
     }
 
     private static func wakeIfWaiting(_ state: inout State) {
@@ -139,6 +163,10 @@ final class EventStreamConnection: ResponseStream {
                 }
             }
             state.pendingBytes -= copied
+            // The replay was queued first (after the opening): what is read comes out of it first.
+            let replayRead = min(copied, state.replayBytesLeft)
+            state.replayBytesLeft -= replayRead
+            if replayRead > 0 { replayBudget?.release(replayRead) }
             if state.head == state.chunks.count {
                 state.chunks.removeAll(keepingCapacity: state.chunks.count <= 16)
                 state.head = 0
@@ -157,14 +185,23 @@ final class EventStreamConnection: ResponseStream {
         }
     }
 
+    /// The client left: the stream ends as it would at a stop (MHD then closes the connection
+    /// without logging an error, as it would for a failed one), with nothing left to send.
+    func hangUp() {
+        state.withLock { state in
+            guard !state.closed, !state.failed else { return }
+            state.ended = true
+            dropPending(&state)
+            Self.wakeIfWaiting(&state)
+        }
+    }
+
     func closed() {
         state.withLock { state in
             state.closed = true
             state.wake = nil
             state.abort = nil
-            state.chunks = []
-            state.held = []
-            state.pendingBytes = 0
+            dropPending(&state)
         }
         onClosed(self)
     }
@@ -172,4 +209,33 @@ final class EventStreamConnection: ResponseStream {
     /// Bytes waiting to be sent, for tests.
     var pendingBytes: Int { state.withLock { $0.pendingBytes } }
     var hasFailed: Bool { state.withLock { $0.failed } }
+}
+
+/// The bytes of replays queued on this process's event streams and not read yet, against a
+/// bound: a resuming client may get more than the live bound at once (a thousand events), and
+/// this keeps many resuming clients that do not read from holding more than the bound in all.
+final class ReplayBudget: Sendable {
+    let limit: Int
+    private let reserved = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Reserves `bytes`; false (nothing reserved) when that would pass the bound.
+    func reserve(_ bytes: Int) -> Bool {
+        var current = reserved.load(ordering: .relaxed)
+        while current + bytes <= limit {
+            let (exchanged, original) = reserved.compareExchange(
+                expected: current, desired: current + bytes, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func release(_ bytes: Int) {
+        reserved.subtract(bytes, ordering: .relaxed)
+    }
+
+    /// Bytes reserved now.
+    var inUse: Int { reserved.load(ordering: .relaxed) }
 }

@@ -19,21 +19,28 @@ final class FeedEvents: Sendable {
         var maxPendingBytes = 64 * 1024
         /// The most events replayed to one resuming client; more and it is told to reset.
         var replayLimit = 1000
+        /// The most bytes of one replay (a thousand `preview` events fit); more and it is told to reset.
+        var maxReplayBytes = 1 << 20
+        /// The most bytes of replays queued on all streams and not read yet: past it a resuming
+        /// client is told to reset (one feed reload) rather than held in memory.
+        var replayBudgetBytes = 64 << 20
         /// The `retry:` a client waits before reconnecting, in milliseconds.
         var retryMilliseconds = 3000
         /// The longest the log goes unread when no announcement comes.
         var pollSeconds = 1.0
     }
 
-    /// Renders a `preview` event's data: the stream's feed item with URLs minted now; nil when the
-    /// stream is no longer live (its `removed` event follows in the log).
-    typealias RenderPreview = @Sendable (_ streamId: Int64) throws -> [UInt8]?
+    /// Renders the data of `preview` events: each stream's feed item as an anonymous viewer gets
+    /// it, for the streams still live (a stream left out has ended: its `removed` event follows in
+    /// the log). An item is never of an older preview than the `version` its event names.
+    typealias RenderPreviews = @Sendable (_ wanted: [(streamId: Int64, version: Int64)]) throws -> [Int64: [UInt8]]
 
     private let store: PreviewStore
     private let settings: Settings
-    private let renderPreview: RenderPreview
+    private let renderPreviews: RenderPreviews
     private let streams = Mutex<[ObjectIdentifier: EventStreamConnection]>([:])
     private let wakeup = NSCondition()
+    private let replayBudget: ReplayBudget
     private let state = Mutex(TailState())
 
     private struct TailState {
@@ -44,21 +51,60 @@ final class FeedEvents: Sendable {
         var sent = 0
     }
 
-    init(store: PreviewStore, settings: Settings = Settings(), renderPreview: @escaping RenderPreview) {
+    init(store: PreviewStore, settings: Settings = Settings(), renderPreviews: @escaping RenderPreviews) {
         self.store = store
         self.settings = settings
-        self.renderPreview = renderPreview
+        self.renderPreviews = renderPreviews
+        replayBudget = ReplayBudget(limit: settings.replayBudgetBytes)
     }
 
     /// The event streams of a server: a `preview` event carries the stream's feed item as the
-    /// feed renders it for an anonymous viewer, URLs minted when it is sent.
+    /// feed renders it for an anonymous viewer. Items come from the shared feed snapshot, already
+    /// rendered; only the streams it lacks (or holds an older preview of) are read from Redis, in
+    /// one pipelined round trip, so a replay of a thousand events costs the thread that serves
+    /// it memory copies and at most one read.
     static func serving(_ context: AppContext, settings: Settings) -> FeedEvents {
-        FeedEvents(store: context.store, settings: settings) { [context] streamId in
-            let now = context.now
-            guard let stream = try context.store.liveStream(streamId: streamId), stream.preview.expiresAt > now else {
-                return nil
+        FeedEvents(store: context.store, settings: settings) { [context] wanted in
+            try anonymousItems(wanted, context: context)
+        }
+    }
+
+    private static func anonymousItems(_ wanted: [(streamId: Int64, version: Int64)], context: AppContext) throws
+        -> [Int64: [UInt8]]
+    {
+        guard !wanted.isEmpty else { return [:] }
+        let nowMilliseconds = context.nowMilliseconds()
+        let now = nowMilliseconds / 1000
+        let snapshot = try context.feedCache.snapshot(nowMilliseconds: nowMilliseconds)
+        var items: [Int64: [UInt8]] = [:]
+        var lacking: [Int64] = []
+        for (streamId, version) in wanted where items[streamId] == nil {
+            guard let entry = snapshot.entry(streamId: streamId), entry.preview.version >= version else {
+                lacking.append(streamId)
+                continue
             }
-            return try context.feedItem(stream, seen: false, liked: false, now: now).jsonBytes()
+            guard entry.preview.expiresAt > now else { continue }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(entry.template.estimatedSize)
+            entry.template.appendJSON(
+                to: &bytes, likes: snapshot.likes(streamId: streamId) ?? 0, liked: false, seen: false)
+            items[streamId] = bytes
+        }
+        for stream in try context.store.liveStreams(streamIds: Array(Set(lacking)))
+        where stream.preview.expiresAt > now {
+            items[stream.preview.streamId] = try context.feedItem(stream, seen: false, liked: false, now: now)
+                .jsonBytes()
+        }
+        return items
+    }
+
+    /// The streams and versions the `preview` events among `entries` name.
+    private static func previewsNamed(in entries: [(id: FeedEventID, event: FeedEvent?)])
+        -> [(streamId: Int64, version: Int64)]
+    {
+        entries.compactMap { entry in
+            guard case .preview(let streamId, let version)? = entry.event else { return nil }
+            return (streamId, version)
         }
     }
 
@@ -88,7 +134,8 @@ final class FeedEvents: Sendable {
     /// A new event stream for a client that last saw `lastEventID` (nil: a new client, which
     /// gets events from now on). Throws when the log cannot be read for its replay.
     func open(lastEventID: FeedEventID?) throws -> EventStreamConnection {
-        let connection = EventStreamConnection(maxPendingBytes: settings.maxPendingBytes) { [weak self] closed in
+        let connection = EventStreamConnection(maxPendingBytes: settings.maxPendingBytes, replayBudget: replayBudget) {
+            [weak self] closed in
             _ = self?.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(closed)) }
         }
         connection.send(ServerSentEvents.opening(retryMilliseconds: settings.retryMilliseconds))
@@ -100,8 +147,16 @@ final class FeedEvents: Sendable {
         connection.beginReplay(after: lastEventID)
         streams.withLock { $0[ObjectIdentifier(connection)] = connection }
         do {
-            let (events, reset) = try replay(after: lastEventID)
-            connection.endReplay(events, reset: reset)
+            let replay = try replay(after: lastEventID)
+            let bytes = replay.events.reduce(0) { $0 + $1.1.count }
+            if replay.reset {
+                connection.endReplay(replay.events, reset: true)
+            } else if bytes <= settings.maxReplayBytes, replayBudget.reserve(bytes) {
+                connection.endReplay(replay.events, reserved: bytes)
+            } else {
+                // Too much to hold now: one feed reload costs the client less than waiting for it.
+                connection.endReplay([(replay.newest, ServerSentEvents.reset(id: replay.newest))], reset: true)
+            }
         } catch {
             _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
             throw error
@@ -109,30 +164,36 @@ final class FeedEvents: Sendable {
         return connection
     }
 
-    /// The events after `lastEventID`, rendered; a lone `reset` when the log lost some of them or
-    /// they are more than `replayLimit`.
-    private func replay(after lastEventID: FeedEventID) throws -> (events: [(FeedEventID, [UInt8])], reset: Bool) {
-        let page = try store.events(after: lastEventID, limit: settings.replayLimit)
-        if page.missed || page.entries.count >= settings.replayLimit {
+    /// The events after `lastEventID`, rendered, and the newest ID read; a lone `reset` when the
+    /// log lost some of them or they are more than `replayLimit`.
+    private func replay(after lastEventID: FeedEventID) throws -> (
+        events: [(FeedEventID, [UInt8])], reset: Bool, newest: FeedEventID
+    ) {
+        let page = try store.events(after: lastEventID, limit: settings.replayLimit + 1)
+        if page.missed || page.entries.count > settings.replayLimit {
             let newest = try store.lastEventID()
-            return ([(newest, ServerSentEvents.reset(id: newest))], true)
+            return ([(newest, ServerSentEvents.reset(id: newest))], true, newest)
         }
+        let previews = try renderPreviews(Self.previewsNamed(in: page.entries))
         var likes: [Int64: LikeCount] = [:]
         var rendered: [(FeedEventID, [UInt8])] = []
         for entry in page.entries {
-            guard let event = entry.event, let bytes = try render(event, id: entry.id, likes: &likes) else { continue }
+            guard let event = entry.event, let bytes = render(event, id: entry.id, likes: &likes, previews: previews)
+            else { continue }
             rendered.append((entry.id, bytes))
         }
-        return (rendered, false)
+        return (rendered, false, page.entries.last?.id ?? lastEventID)
     }
 
     /// The SSE bytes of one log entry; nil when there is nothing to send (a like count older
-    /// than one sent, a preview no longer live).
-    private func render(_ event: FeedEvent, id: FeedEventID, likes: inout [Int64: LikeCount]) throws -> [UInt8]? {
+    /// than one sent, a preview no longer live). `previews`: the items `renderPreviews` gave.
+    private func render(
+        _ event: FeedEvent, id: FeedEventID, likes: inout [Int64: LikeCount], previews: [Int64: [UInt8]]
+    ) -> [UInt8]? {
         let data: [UInt8]
         switch event {
         case .preview(let streamId, _):
-            guard let item = try renderPreview(streamId) else { return nil }
+            guard let item = previews[streamId] else { return nil }
             data = item
         case .removed(let streamId, let version):
             likes[streamId] = nil
@@ -223,18 +284,19 @@ final class FeedEvents: Sendable {
                 return newest
             }
             var likes = state.withLock { $0.likes }
+            let previews: [Int64: [UInt8]]
+            do {
+                previews = try renderPreviews(Self.previewsNamed(in: page.entries))
+            } catch {
+                // Their previews could not be read now: the clients' next reload shows them.
+                Log.warn("feed_event_unrendered", ["after": last.description, "error": "\(error)"])
+                previews = [:]
+            }
             for entry in page.entries {
                 last = entry.id
-                guard let event = entry.event else { continue }
-                let bytes: [UInt8]?
-                do {
-                    bytes = try render(event, id: entry.id, likes: &likes)
-                } catch {
-                    // Its preview could not be read now: the clients' next reload shows it.
-                    Log.warn("feed_event_unrendered", ["id": entry.id.description, "error": "\(error)"])
-                    continue
-                }
-                guard let bytes else { continue }
+                guard let event = entry.event,
+                    let bytes = render(event, id: entry.id, likes: &likes, previews: previews)
+                else { continue }
                 broadcast(bytes, id: entry.id)
                 state.withLock { $0.sent += 1 }
             }

@@ -267,7 +267,7 @@ enum OpenAPIDocument {
                         type: string
                 '429': {$ref: '#/components/responses/RateLimited'}
                 '500': {$ref: '#/components/responses/Internal'}
-                '503': {$ref: '#/components/responses/Unavailable'}
+                '503': {$ref: '#/components/responses/EventsUnavailable'}
           /s/{streamId}:
             parameters:
               - $ref: '#/components/parameters/StreamIdPath'
@@ -809,6 +809,26 @@ enum OpenAPIDocument {
                 application/x-protobuf:
                   schema:
                     $ref: '#/components/schemas/ProtobufMessage'
+            EventsUnavailable:
+              description: |
+                unavailable (Redis is down), event_streams_full (every event stream this server holds, or
+                every one the client's address may hold, is open: --max-event-streams,
+                --max-event-streams-per-ip); reconnect after Retry-After seconds (5 to 15, drawn per
+                answer). The feed and every other route keep answering.
+              headers:
+                X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
+                Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+                Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+                Vary: {$ref: '#/components/headers/Vary'}
+                Retry-After: {$ref: '#/components/headers/Retry-After-Required'}
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/EventsUnavailableError'
+                application/x-protobuf:
+                  schema:
+                    $ref: '#/components/schemas/ProtobufMessage'
             CommitUnavailable:
               description: |
                 unavailable (Redis or the object store down), hook_unavailable (the moderation hook did
@@ -1088,6 +1108,7 @@ enum OpenAPIDocument {
                 - unavailable # 503
                 - insufficient_storage # 503
                 - hook_unavailable # 503, commit with --commit-hook-url
+                - event_streams_full # 503, GET /api/feed/events
             ErrorResponse:
               description: Every error, on every route.
               type: object
@@ -1185,6 +1206,12 @@ enum OpenAPIDocument {
                 - properties:
                     code:
                       const: unavailable
+            EventsUnavailableError:
+              allOf:
+                - $ref: '#/components/schemas/ErrorResponse'
+                - properties:
+                    code:
+                      enum: [unavailable, event_streams_full]
             CommitUnavailableError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'

@@ -572,11 +572,16 @@ enum ViewerPageFiles {
 
           function broken() {
             say("Reconnecting to live updates...", true);
-            // The browser retries by itself unless the server refused the stream (then it is CLOSED).
+            // The browser retries by itself unless the server refused the stream (then it is CLOSED:
+            // all its event streams are taken, 503 with Retry-After, which EventSource cannot read).
+            // Then the page comes back after a growing delay, drawn between half and all of it so pages
+            // refused together do not return together, and reads the feed meanwhile, so the strip
+            // stays current without live events.
             if (events.readyState === EventSource.CLOSED) {
               events.close();
-              setTimeout(connect, reconnectDelay);
-              reconnectDelay = Math.min(reconnectDelay * 2, 30000);
+              setTimeout(connect, reconnectDelay * (0.5 + Math.random() / 2));
+              reconnectDelay = Math.min(reconnectDelay * 2, 60000);
+              sync();
             }
           }
 

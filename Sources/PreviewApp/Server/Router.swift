@@ -69,6 +69,8 @@ struct Router: HTTPResponder {
                 return .reject(answer(head, error))
             }
         }
+        // An event stream holds a stream slot while it is open, never a connection slot.
+        if case .feedEvents? = route { return .openStream(on: Self.thread(for: route)) }
         return .buffer(limit: limit, on: Self.thread(for: route))
     }
 
@@ -112,8 +114,19 @@ struct Router: HTTPResponder {
     func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
         switch reason {
         case .ambiguousFraming(let why): return answer(head, APIError(.badRequest, "ambiguous body framing: \(why)"))
+        case .streamSlotsFull(let perAddress):
+            let whose = perAddress ? "from your address are" : "are"
+            return answer(
+                head,
+                APIError(
+                    .eventStreamsFull, "all event streams this server holds \(whose) open; reconnect after Retry-After",
+                    retryAfter: Self.streamRetryAfter()))
         }
     }
+
+    /// Seconds a refused event stream is told to wait: 5 to 15, drawn for each answer, so the
+    /// clients refused together do not all come back in the same second.
+    static func streamRetryAfter() -> Int64 { Int64.random(in: 5...15) }
 
     /// An error answer to a request refused on its head, rendered and logged like any other.
     private func answer(_ head: HTTPRequestHead, _ error: any Error) -> HTTPResponse {

@@ -70,6 +70,10 @@ public struct APIError: Error, Sendable, Equatable {
         /// The moderation hook did not give a verdict in time (no answer, an error, an answer that
         /// is not one, too many calls in flight); commits are held back until it does.
         case hookUnavailable = "hook_unavailable"
+        /// `GET /api/feed/events` found every event stream of this server, or every one its client
+        /// address may hold, open (`--max-event-streams`, `--max-event-streams-per-ip`); with
+        /// `Retry-After`. Requests other than event streams are not affected.
+        case eventStreamsFull = "event_streams_full"
 
         public var status: Int {
             switch self {
@@ -88,7 +92,7 @@ public struct APIError: Error, Sendable, Equatable {
                 return 422
             case .tooManyPendingUploads, .storageQuotaExceeded, .rateLimited: return 429
             case .internalError: return 500
-            case .unavailable, .insufficientStorage, .hookUnavailable: return 503
+            case .unavailable, .insufficientStorage, .hookUnavailable, .eventStreamsFull: return 503
             }
         }
     }

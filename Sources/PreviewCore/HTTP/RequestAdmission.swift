@@ -15,6 +15,13 @@ public enum RequestAdmission: Sendable {
     /// Answer with this response now, without reading the body: no `100 Continue`, and the
     /// connection is closed after it (`Connection: close`).
     case reject(HTTPResponse)
+    /// An answer that stays open (server-sent events): from now until it closes, the connection
+    /// holds one of the server's stream slots (bounded in all and per client address) instead of
+    /// a connection slot, so long-lived answers never take what requests need. With no slot
+    /// free the request is refused at once with the responder's `refuse(_:reason:)`
+    /// (`.streamSlotsFull`). Otherwise it is read like `.buffer(limit: 0, on:)`, and its
+    /// connection closes after the answer, whatever the answer is.
+    case openStream(on: ResponderThread)
 }
 
 /// Which thread runs `respond(to:)` for a request admitted with `.buffer`.
@@ -49,4 +56,7 @@ public enum HTTPRefusal: Sendable, Equatable {
     /// The body's length cannot be told one way only (request smuggling); `reason` is for
     /// humans, e.g. "Content-Length and Transfer-Encoding together".
     case ambiguousFraming(String)
+    /// A request admitted with `.openStream` found every stream slot taken: those of its client's
+    /// address group (`perAddress`), or all of them. Answered with a 503 and `Retry-After`.
+    case streamSlotsFull(perAddress: Bool)
 }

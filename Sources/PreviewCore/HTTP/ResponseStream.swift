@@ -16,6 +16,11 @@ public protocol ResponseStream: AnyObject, Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> ResponseStreamRead
     /// Ends the stream from the server's side (it is stopping): the next `read` says `.end`.
     func end()
+    /// The client has gone (the server saw its end of the connection close or reset while the
+    /// stream waited): the next `read` says `.failed`, and a stream that is waiting calls `wake`
+    /// now, so the connection and its slot are freed at once instead of at the next write.
+    /// From any thread.
+    func hangUp()
     /// The connection is gone or the response finished: nothing will be read again.
     func closed()
 }

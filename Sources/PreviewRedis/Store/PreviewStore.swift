@@ -264,24 +264,34 @@ public final class PreviewStore: Sendable {
     public func liveStreams(now: Int64) throws -> [LiveStream] {
         try pool.withConnection { connection in
             let ids = try connection.command(["ZRANGEBYSCORE", keys.live, "(\(now)", "+inf"]).array ?? []
-            let streamIds = ids.compactMap { $0.string.flatMap(StreamID.parse) }
-            guard !streamIds.isEmpty else { return [] }
-            var commands: [[String]] = []
-            for id in streamIds {
-                commands.append(["HGETALL", keys.preview(id)])
-                commands.append(["SCARD", keys.likers(id)])
-            }
-            let replies = try connection.pipeline(commands)
-            try Self.check(replies)
-            var streams: [LiveStream] = []
-            for (index, id) in streamIds.enumerated() {
-                let fields = Self.hash(replies[2 * index])
-                guard let stream = LiveStream(streamId: id, fields: fields, likes: replies[2 * index + 1].int ?? 0)
-                else { continue }
-                streams.append(stream)
-            }
-            return streams
+            return try previews(of: ids.compactMap { $0.string.flatMap(StreamID.parse) }, on: connection)
         }
+    }
+
+    /// The live previews of `streamIds` with their likes, in their order (those without one left
+    /// out): one pipelined round trip, whatever their number.
+    public func liveStreams(streamIds: [Int64]) throws -> [LiveStream] {
+        guard !streamIds.isEmpty else { return [] }
+        return try pool.withConnection { try previews(of: streamIds, on: $0) }
+    }
+
+    private func previews(of streamIds: [Int64], on connection: any RedisCommands) throws -> [LiveStream] {
+        guard !streamIds.isEmpty else { return [] }
+        var commands: [[String]] = []
+        for id in streamIds {
+            commands.append(["HGETALL", keys.preview(id)])
+            commands.append(["SCARD", keys.likers(id)])
+        }
+        let replies = try connection.pipeline(commands)
+        try Self.check(replies)
+        var streams: [LiveStream] = []
+        for (index, id) in streamIds.enumerated() {
+            let fields = Self.hash(replies[2 * index])
+            guard let stream = LiveStream(streamId: id, fields: fields, likes: replies[2 * index + 1].int ?? 0)
+            else { continue }
+            streams.append(stream)
+        }
+        return streams
     }
 
     /// One viewer's flags for the given streams, in their order: one round trip, whatever the
