@@ -99,9 +99,10 @@ enum OpenAPIDocument {
                 that type (MP4/QuickTime boxes for the clip), then publishes a new preview version.
                 Idempotent: committing the live upload again answers the same item.
                 With a moderation hook (serve --commit-hook-url) the hook is asked last, after every
-                other check: its refusal is 422 rejected_by_hook (the message is its reason; the upload
-                stays pending, and committing it again asks the hook again), and no verdict in time is
-                503 hook_unavailable with Retry-After. The labels it attaches are in the answer.
+                other check: its refusal is 422 rejected_by_hook (the message is its reason; the refusal
+                is kept with the upload, and committing it again is the same 422 without asking again,
+                unless serve has --commit-hook-recheck-refused), and no verdict in time is 503
+                hook_unavailable with Retry-After. The labels it attaches are in the answer.
               requestBody:
                 required: true
                 content:

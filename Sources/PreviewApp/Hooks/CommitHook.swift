@@ -6,9 +6,9 @@ import Synchronization
 /// POSTs a signed `CommitHookCall` (the `StreamPreview-Signature` header of `WebhookSignature`,
 /// one `v1` per secret) with short-lived GET URLs of both objects, and waits for the verdict
 /// within the timeout: allowed publishes (with the hook's labels), refused is 422
-/// `rejected_by_hook`. A hook that fails (no answer in time, no connection, an answer that is
-/// not a verdict) is 503 `hook_unavailable` with `Retry-After`, or with `failOpen` publishes
-/// without labels.
+/// `rejected_by_hook` and is remembered with the upload. A hook that is down (no answer in time,
+/// no connection, an answer that is not a verdict) is 503 `hook_unavailable` with
+/// `Retry-After`, or with `failOpen` publishes without labels.
 ///
 /// The call holds the commit's worker thread for up to the timeout, and the same workers serve
 /// the local store's objects, so at most `maxConcurrentCalls` calls are in flight: a commit
@@ -19,12 +19,23 @@ final class CommitHook: Sendable {
         var url: String
         var timeoutSeconds: Int64 = 5
         var failOpen = false
+        /// Ask again when an upload the hook refused is committed again, instead of answering
+        /// the remembered refusal.
+        var recheckRefused = false
         var maxConcurrentCalls = 4
     }
 
-    /// How one review ended, as counted in `/metrics`.
+    /// How one commit's review ended, as counted in `/metrics`: asked (`allowed`, `refused`,
+    /// `error`, `timeout`), or not asked (`busy`: too many calls in flight; `remembered`:
+    /// refused before).
     enum Outcome: String, Sendable, CaseIterable {
-        case allowed, refused, error, timeout, busy
+        case allowed, refused, error, timeout, busy, remembered
+    }
+
+    /// What the hook decided about an upload.
+    enum Decision: Sendable, Equatable {
+        case publish(labels: [String: String])
+        case refuse(reason: String)
     }
 
     /// Seconds the objects' GET URLs outlive the call, so a hook may fetch them after it answered
@@ -46,11 +57,17 @@ final class CommitHook: Sendable {
         self.metrics = metrics
     }
 
-    /// Asks the hook about `pending`, whose objects commit has verified; returns the labels to
-    /// publish with, or throws the refusal (422) or the failure (503) as an `APIError`.
+    /// The answer to a commit of an upload the hook refused: 422 with its reason.
+    static func refusal(_ reason: String) -> APIError {
+        APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
+    }
+
+    /// Asks the hook about `pending`, whose objects commit has verified. A failure is thrown as
+    /// 503 `hook_unavailable`, or with `failOpen` publishes without labels, unless the hook
+    /// refused this upload before (`--commit-hook-recheck-refused`).
     func review(
         _ pending: PendingUpload, subject: String, movieBytes: Int64, thumbnailBytes: Int64, clip: MP4Info, now: Int64
-    ) throws -> [String: String] {
+    ) throws -> Decision {
         let expiresIn = settings.timeoutSeconds + Self.urlSlackSeconds
         let call = CommitHookCall(
             streamId: pending.streamId, uploadId: pending.uploadId, subject: subject,
@@ -63,23 +80,25 @@ final class CommitHook: Sendable {
             durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn)
         switch ask(call, now: now) {
         case .success(.allow(let labels)):
-            return labels
+            return .publish(labels: labels)
         case .success(.refuse(let reason)):
             Log.warn(
                 "commit_hook_refused",
                 ["stream_id": String(pending.streamId), "upload_id": pending.uploadId, "reason": reason])
-            throw APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
+            return .refuse(reason: reason)
         case .failure(let failure):
+            // A refusal stands until the hook says otherwise: a failed second look never publishes.
+            let failsOpen = settings.failOpen && pending.hookRefusal == nil
             Log.warn(
                 "commit_hook_failed",
                 [
                     "stream_id": String(pending.streamId), "upload_id": pending.uploadId,
                     "outcome": failure.outcome.rawValue, "error": failure.description,
-                    "fail_open": settings.failOpen ? "true" : "false",
+                    "fail_open": failsOpen ? "true" : "false",
                 ])
-            if settings.failOpen {
+            if failsOpen {
                 metrics.recordFailedOpen()
-                return [:]
+                return .publish(labels: [:])
             }
             throw APIError(
                 .hookUnavailable,

@@ -7,7 +7,8 @@ final class CommitHookMetrics: Sendable {
     private let duration = LatencyHistogram()
     private let failedOpen = MetricCounter()
 
-    /// Counts one commit's review; `nanoseconds` is nil when the hook was not called (busy).
+    /// Counts one commit's review; `nanoseconds` is nil when the hook was not called (busy,
+    /// remembered).
     func record(_ outcome: CommitHook.Outcome, nanoseconds: Int64?) {
         outcomes[Self.slot(outcome)].add()
         if let nanoseconds { duration.observe(nanoseconds: nanoseconds) }
@@ -26,7 +27,8 @@ final class CommitHookMetrics: Sendable {
         text.family(
             calls, .counter,
             help: "Commits the moderation hook was asked about, by outcome: allowed, refused, error (an answer "
-                + "that is not a verdict, or no connection), timeout, busy (not asked: too many calls in flight).")
+                + "that is not a verdict, or no connection), timeout; and those it was not asked about: busy (too "
+                + "many calls in flight), remembered (it refused the upload before).")
         for (slot, outcome) in CommitHook.Outcome.allCases.enumerated() {
             text.sample(calls, labels: [("outcome", outcome.rawValue)], outcomes[slot].value)
         }
