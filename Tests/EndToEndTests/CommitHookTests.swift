@@ -1,9 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewCrypto
-import PreviewHTTPClient
 import PreviewTestSupport
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -203,22 +201,15 @@ struct CommitHookTests {
         #expect(try hook.api.metricValue("streampreview_commit_hook_failed_open_total") == "1")
     }
 
-    @Test("While half the worker threads wait on the hook, another commit is 503 without calling it")
+    @Test("With two worker threads (one turn, no room to wait) another commit is 503 at once without a call")
     func busyHookIsNotCalledMore() throws {
         let gate = WebhookReceiver.Gate()
         let hook = try HookedService(
             arguments: ["--worker-threads", "2", "--commit-hook-timeout", "60"],
             script: [.held(gate, then: .json(#"{"allow":true}"#))])
         let token43 = try hook.service.token(sub: "sam", role: "streamer", streams: [43])
-        let first = try hook.upload(seed: 1)
         let second = try hook.upload(seed: 2, streamId: 43, token: token43)
-        let firstStatus = Mutex<Int?>(nil)
-        let baseURL = hook.service.baseURL
-        let (uploadId, token) = (first.issued.uploadId, hook.token)
-        Thread.detachNewThread {
-            let status = try? CommitHookTests.commitStatus(baseURL: baseURL, uploadId: uploadId, token: token)
-            firstStatus.withLock { $0 = status ?? -1 }
-        }
+        let first = hook.commitInBackground(try hook.upload(seed: 1))
         try #require(eventually(within: 30) { hook.receiver.requests.count == 1 }, "the first commit calls the hook")
 
         let busy = try hook.api.commit(streamId: 43, uploadId: second.issued.uploadId, token: token43)
@@ -227,8 +218,7 @@ struct CommitHookTests {
         #expect(try hook.api.metricValue(#"streampreview_commit_hook_calls_total{outcome="busy"}"#) == "1")
 
         gate.open()
-        #expect(eventually(within: 30) { firstStatus.withLock { $0 } != nil })
-        #expect(firstStatus.withLock { $0 } == 200)
+        #expect(try first.wait()?.status == 200)
         #expect(try hook.api.commit(streamId: 43, uploadId: second.issued.uploadId, token: token43).status == 200)
     }
 
@@ -252,22 +242,11 @@ struct CommitHookTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!result.stdout.contains("listening"))
     }
-
-    /// The status of a commit sent on a client of its own (for a commit on another thread).
-    static func commitStatus(baseURL: String, uploadId: String, token: String) throws -> Int {
-        var request = HTTPClientRequest(
-            method: "POST", url: baseURL + "/api/preview/commit",
-            body: .bytes(StreamPreviewCommitRequest(streamId: 42, uploadId: uploadId).jsonBytes()))
-        request.headers.add("Content-Type", "application/json")
-        request.headers.add("Authorization", "Bearer \(token)")
-        request.timeoutSeconds = 90
-        return try HTTPClient().send(request).status
-    }
 }
 
 /// A server with `--commit-hook-url` pointing at a `WebhookReceiver` and a secret file holding the
 /// current and the previous secret; streamer `sam` owns stream 42. One replica unless asked: the
-/// hook's metrics and its in-flight bound are per process.
+/// hook's metrics and its turns are per process.
 final class HookedService {
     static let secret = Array("hook-secret-0123456789abcdef-0123456789".utf8)
     static let oldSecret = Array("previous-hook-secret-0123456789abcdefgh".utf8)
@@ -317,5 +296,12 @@ final class HookedService {
 
     func commit(_ upload: Upload) throws -> Reply {
         try api.commit(streamId: upload.streamId, uploadId: upload.issued.uploadId, token: upload.token)
+    }
+
+    /// A commit of `upload` on a thread of its own, for one that waits on the hook.
+    func commitInBackground(_ upload: Upload) -> BackgroundCommit {
+        BackgroundCommit(
+            baseURL: service.baseURL, streamId: upload.streamId, uploadId: upload.issued.uploadId,
+            token: upload.token)
     }
 }

@@ -36,12 +36,12 @@ extension ServeOptions {
         OptionSpec(
             flag: "commit-hook-timeout", environment: "STREAMPREVIEW_COMMIT_HOOK_TIMEOUT",
             help:
-                "seconds the hook has to answer, connect included (1 to 60); the commit holds a worker thread meanwhile, and without a verdict in time it is 503 hook_unavailable with Retry-After (default 5)"
+                "seconds the hook has to answer, connect included (1 to 60); the commit holds a worker thread meanwhile, and without a verdict in time it is 503 hook_unavailable with Retry-After. A commit that finds no turn free to call the hook waits for one up to this long plus a second (default 5)"
         ),
         OptionSpec(
             flag: "commit-hook-fail-open", environment: "STREAMPREVIEW_COMMIT_HOOK_FAIL_OPEN",
             help:
-                "when the hook is down (times out, cannot be reached, answers something that is not a verdict), publish without its labels instead of answering 503 (default: fail closed). Never for an upload the hook refused before: that stays 503",
+                "when the hook is down (times out, cannot be reached, answers something that is not a verdict), publish without its labels instead of answering 503 (default: fail closed). Never for a commit that gets no turn to call the hook (busy: other commits' calls fill the turns) nor for an upload the hook refused before: those stay 503",
             isSwitch: true),
         OptionSpec(
             flag: "commit-hook-recheck-refused", environment: "STREAMPREVIEW_COMMIT_HOOK_RECHECK_REFUSED",
@@ -84,8 +84,8 @@ extension CommitHookOptions {
         try SigningSecretFile.read(secretFile, what: "commit hook secret file").map { crypto.hmacKey($0) }
     }
 
-    /// The hook these options describe. Its calls in flight are bounded by half the worker
-    /// threads, which also serve the local store's objects.
+    /// The hook these options describe. The worker threads also serve the local store's
+    /// objects, so at most half of them call the hook and a quarter more wait for a turn.
     func makeHook(keys: [any HMACKey], storage: any ObjectStorage, workerThreads: Int, metrics: CommitHookMetrics)
         -> CommitHook
     {
@@ -98,6 +98,7 @@ extension CommitHookOptions {
         settings.failOpen = failOpen
         settings.recheckRefused = recheckRefused
         settings.maxConcurrentCalls = max(1, workerThreads / 2)
+        settings.maxWaiting = workerThreads / 4
         return CommitHook(settings: settings, keys: keys, storage: storage, metrics: metrics)
     }
 }

@@ -102,7 +102,8 @@ enum OpenAPIDocument {
                 other check: its refusal is 422 rejected_by_hook (the message is its reason; the refusal
                 is kept with the upload, and committing it again is the same 422 without asking again,
                 unless serve has --commit-hook-recheck-refused), and no verdict in time is 503
-                hook_unavailable with Retry-After. The labels it attaches are in the answer.
+                hook_unavailable with Retry-After. A commit of an upload whose hook call is in flight
+                waits for that call's outcome. The labels it attaches are in the answer.
               requestBody:
                 required: true
                 content:
@@ -814,7 +815,8 @@ enum OpenAPIDocument {
               description: |
                 unavailable (Redis or the object store down), hook_unavailable (the moderation hook did
                 not give a verdict within --commit-hook-timeout: no answer, an error, an answer that is
-                not a verdict, or too many calls in flight); retry after Retry-After seconds.
+                not a verdict, or no turn to call it: too many calls in flight, or another commit of the
+                same upload or token subject waiting already); retry after Retry-After seconds.
               headers:
                 X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
                 Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}

@@ -1,8 +1,8 @@
 import PreviewCore
 import PreviewRedis
 
-/// Commit's last step with `--commit-hook-url`: the upload's state, the hook's verdict, and the
-/// refusal kept with the upload.
+/// Commit's last step with `--commit-hook-url`: the upload's state, a turn to call the hook, its
+/// verdict, and the refusal kept with the upload.
 extension UploadHandlers {
     /// Where an upload stands when it is committed.
     enum CommitState {
@@ -31,21 +31,30 @@ extension UploadHandlers {
         return .pending(pending)
     }
 
-    /// Asks the hook about a verified upload and publishes what it allows; a refusal is kept
-    /// with the upload.
+    /// Asks the hook about a verified upload in a turn of its own and publishes what it allows.
+    /// The turn is held until the publish, so another commit of the upload waits for it and then
+    /// finds the upload published or refused instead of asking again.
     func moderate(
-        _ pending: PendingUpload, by hook: CommitHook, subject: String, verified: Verified, request: HTTPRequest,
-        now: Int64
+        _ streamId: Int64, _ uploadId: String, by hook: CommitHook, subject: String, verified: Verified,
+        request: HTTPRequest, now: Int64
     ) throws -> HTTPResponse {
-        let decision = try hook.review(
-            pending, subject: subject, movieBytes: verified.movieBytes, thumbnailBytes: verified.thumbnailBytes,
-            clip: verified.clip, now: now)
-        switch decision {
-        case .publish(let labels):
-            return try publish(pending, verified, labels: labels, request: request, now: now)
-        case .refuse(let reason):
-            remember(reason, streamId: pending.streamId, uploadId: pending.uploadId)
-            throw CommitHook.refusal(reason)
+        try hook.withTurn(streamId: streamId, uploadId: uploadId, subject: subject) {
+            // Read again: a commit that held this upload's turn before may have settled it.
+            let pending: PendingUpload
+            switch try commitState(streamId: streamId, uploadId: uploadId, now: now) {
+            case .published(let live): return try answer(.alreadyPublished(live), request: request, now: now)
+            case .pending(let upload): pending = upload
+            }
+            let decision = try hook.review(
+                pending, subject: subject, movieBytes: verified.movieBytes, thumbnailBytes: verified.thumbnailBytes,
+                clip: verified.clip, now: now)
+            switch decision {
+            case .publish(let labels):
+                return try publish(pending, verified, labels: labels, request: request, now: now)
+            case .refuse(let reason):
+                remember(reason, streamId: streamId, uploadId: uploadId)
+                throw CommitHook.refusal(reason)
+            }
         }
     }
 

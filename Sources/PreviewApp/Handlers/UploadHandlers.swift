@@ -137,7 +137,9 @@ struct UploadHandlers: Sendable {
             return try publish(pending, verified, labels: [:], request: request, now: now)
         }
         // Last, so the hook sees only uploads that passed every other check.
-        return try moderate(pending, by: hook, subject: caller.subject, verified: verified, request: request, now: now)
+        return try moderate(
+            pending.streamId, pending.uploadId, by: hook, subject: caller.subject, verified: verified,
+            request: request, now: now)
     }
 
     /// What commit read from a pending upload's objects.

@@ -11,9 +11,9 @@ import Synchronization
 /// `Retry-After`, or with `failOpen` publishes without labels.
 ///
 /// The call holds the commit's worker thread for up to the timeout, and the same workers serve
-/// the local store's objects, so at most `maxConcurrentCalls` calls are in flight: a commit
-/// beyond them is not sent (outcome `busy`) and treated as a failed call. No retries: the
-/// client retries the commit.
+/// the local store's objects, so calls take turns (`CommitHookTurns`): a few at once, one per
+/// upload and per subject, and a commit without a turn is `busy`, which is never failed open:
+/// the caller may have filled the turns itself. No retries: the client retries the commit.
 final class CommitHook: Sendable {
     struct Settings: Sendable, Equatable {
         var url: String
@@ -23,11 +23,12 @@ final class CommitHook: Sendable {
         /// the remembered refusal.
         var recheckRefused = false
         var maxConcurrentCalls = 4
+        /// Commits that may wait for a turn at once.
+        var maxWaiting = 2
     }
 
     /// How one commit's review ended, as counted in `/metrics`: asked (`allowed`, `refused`,
-    /// `error`, `timeout`), or not asked (`busy`: too many calls in flight; `remembered`:
-    /// refused before).
+    /// `error`, `timeout`), or not asked (`busy`: no turn; `remembered`: refused before).
     enum Outcome: String, Sendable, CaseIterable {
         case allowed, refused, error, timeout, busy, remembered
     }
@@ -46,7 +47,7 @@ final class CommitHook: Sendable {
     private let keys: [any HMACKey]
     private let storage: any ObjectStorage
     let metrics: CommitHookMetrics
-    private let inFlight = Atomic<Int>(0)
+    let turns: CommitHookTurns
     private let idle = Mutex<[IdleHTTPClient]>([])
 
     /// `keys`: one per secret, the current one first; every call carries a signature by each.
@@ -55,6 +56,13 @@ final class CommitHook: Sendable {
         self.keys = keys
         self.storage = storage
         self.metrics = metrics
+        // Up to the timeout and a second: by then every call in flight when it began has ended.
+        let turns = CommitHookTurns(
+            limits: .init(
+                calls: settings.maxConcurrentCalls, waiting: settings.maxWaiting,
+                maxWaitSeconds: Double(settings.timeoutSeconds + 1)))
+        self.turns = turns
+        metrics.readTurns { turns.counts }
     }
 
     /// The answer to a commit of an upload the hook refused: 422 with its reason.
@@ -62,9 +70,42 @@ final class CommitHook: Sendable {
         APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
     }
 
-    /// Asks the hook about `pending`, whose objects commit has verified. A failure is thrown as
-    /// 503 `hook_unavailable`, or with `failOpen` publishes without labels, unless the hook
-    /// refused this upload before (`--commit-hook-recheck-refused`).
+    /// Runs `body` (which asks the hook and publishes) in a turn of the upload's own, waiting
+    /// for one if need be; without a turn it is 503 `hook_unavailable`, whatever `failOpen` says.
+    func withTurn<T>(streamId: Int64, uploadId: String, subject: String, _ body: () throws -> T) throws -> T {
+        let claim = CommitHookTurns.Claim(upload: uploadId, subject: subject)
+        switch turns.take(claim) {
+        case .granted(let waited):
+            if let waited { metrics.recordWait(nanoseconds: waited) }
+        case .refused(let refusal, let waited):
+            if let waited { metrics.recordWait(nanoseconds: waited) }
+            metrics.record(.busy, nanoseconds: nil)
+            Log.warn(
+                "commit_hook_failed",
+                [
+                    "stream_id": String(streamId), "upload_id": uploadId, "outcome": Outcome.busy.rawValue,
+                    "error": refusal.rawValue, "fail_open": "false",
+                ])
+            throw APIError(.hookUnavailable, Self.message(refusal), retryAfter: settings.timeoutSeconds)
+        }
+        defer { turns.release(claim) }
+        return try body()
+    }
+
+    private static func message(_ refusal: CommitHookTurns.Refusal) -> String {
+        switch refusal {
+        case .uploadWaiting:
+            return "another commit of this upload is already waiting for the moderation hook; retry shortly"
+        case .subjectWaiting:
+            return "another of your commits is already waiting for the moderation hook; retry shortly"
+        case .roomFull, .waitedOut:
+            return "the moderation hook is busy with other commits; retry shortly"
+        }
+    }
+
+    /// Asks the hook about `pending`, whose objects commit has verified, in a turn of
+    /// `withTurn`. A failure is thrown as 503 `hook_unavailable`, or with `failOpen` publishes
+    /// without labels, unless the hook refused this upload before (`--commit-hook-recheck-refused`).
     func review(
         _ pending: PendingUpload, subject: String, movieBytes: Int64, thumbnailBytes: Int64, clip: MP4Info, now: Int64
     ) throws -> Decision {
@@ -109,12 +150,6 @@ final class CommitHook: Sendable {
 
     /// One call and its verdict, counted by outcome.
     private func ask(_ call: CommitHookCall, now: Int64) -> Result<CommitHookVerdict, Failure> {
-        guard inFlight.add(1, ordering: .relaxed).newValue <= settings.maxConcurrentCalls else {
-            inFlight.subtract(1, ordering: .relaxed)
-            metrics.record(.busy, nanoseconds: nil)
-            return .failure(Failure(outcome: .busy, description: "\(settings.maxConcurrentCalls) calls in flight"))
-        }
-        defer { inFlight.subtract(1, ordering: .relaxed) }
         let started = ContinuousClock.now
         let result = send(call, now: now)
         let nanoseconds = started.duration(to: .now).metricNanoseconds
