@@ -19,6 +19,9 @@ public final class WebhookReceiver: Sendable {
         case close
         /// Answers with `answer` once `gate` is opened (or after 60 s, so no thread is stuck).
         case held(Gate, then: Answer)
+        /// Answers as `choose` decides for the request (by its body, say), for requests whose
+        /// order is not known.
+        case chosen(@Sendable (Request) -> Answer)
 
         /// 200 with a JSON text.
         public static func json(_ text: String, status: Int = 200) -> Answer {
@@ -102,7 +105,7 @@ public final class WebhookReceiver: Sendable {
             let request = Request(
                 method: parts.first.map(String.init) ?? "", path: parts.count > 1 ? String(parts[1]) : "",
                 headers: captured.headers, body: captured.body)
-            return Self.action(recorder.next(request))
+            return Self.action(recorder.next(request), for: request)
         }
     }
 
@@ -123,7 +126,7 @@ public final class WebhookReceiver: Sendable {
 
     public func stop() { server.stop() }
 
-    private static func action(_ answer: Answer) -> ServerAction {
+    private static func action(_ answer: Answer, for request: Request) -> ServerAction {
         switch answer {
         case .respond(let status, let body, let contentType):
             return .respond(
@@ -135,7 +138,9 @@ public final class WebhookReceiver: Sendable {
             return .stall(seconds: 0)
         case .held(let gate, let then):
             _ = eventually(within: 60) { gate.opened }
-            return action(then)
+            return action(then, for: request)
+        case .chosen(let choose):
+            return action(choose(request), for: request)
         }
     }
 

@@ -1,9 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewCrypto
-import PreviewHTTPClient
 import PreviewTestSupport
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -87,15 +85,16 @@ struct CommitHookTests {
         #expect(next.previewVersion == 2 && next.labels.isEmpty, "a new version carries only its own labels")
     }
 
-    @Test("A refusal is 422 rejected_by_hook with the reason; the live preview stays; a retry asks the hook again")
+    @Test(
+        "A refusal is 422 rejected_by_hook with the reason; the live preview stays; a retry is refused without a call")
     func refusalKeepsThePreviousVersion() throws {
         let hook = try HookedService()
         let first = try hook.commit(try hook.upload(seed: 1))
         try #require(first.status == 200, "\(first.text)")
         let live = try first.json(FeedItem.self)
 
-        let refusal = #"{"allow":false,"reason":"the clip shows a phone number"}"#
-        hook.receiver.answer([.json(refusal), .json(refusal)], otherwise: .json(#"{"allow":true}"#))
+        hook.receiver.answer(
+            [.json(#"{"allow":false,"reason":"the clip shows a phone number"}"#)], otherwise: .json(#"{"allow":true}"#))
         let upload = try hook.upload(seed: 2)
         let refused = try hook.commit(upload)
         expectError(refused, status: 422, code: "rejected_by_hook")
@@ -103,14 +102,56 @@ struct CommitHookTests {
         let feed = try hook.api.feedItems()
         #expect(feed.map(\.previewVersion) == [1] && feed.first?.movieUrl == live.movieUrl)
 
-        expectError(try hook.commit(upload), status: 422, code: "rejected_by_hook")
-        let asked = hook.receiver.requests.suffix(2).map { try? $0.jsonObject()["uploadId"] as? String }
-        #expect(asked == [upload.issued.uploadId, upload.issued.uploadId], "each commit asks the hook")
+        let again = try hook.commit(upload)
+        expectError(again, status: 422, code: "rejected_by_hook")
+        #expect(try again.json(ErrorResponse.self).message == "the clip shows a phone number")
+        #expect(
+            hook.receiver.requests.count == 2, "the refusal kept with the upload answers, though the hook would allow")
         #expect(try hook.api.feedItems().map(\.previewVersion) == [1])
+        #expect(try hook.api.metricValue(#"streampreview_commit_hook_calls_total{outcome="refused"}"#) == "1")
+        #expect(try hook.api.metricValue(#"streampreview_commit_hook_calls_total{outcome="remembered"}"#) == "1")
+
+        let next = try hook.commit(try hook.upload(seed: 3))
+        #expect(next.status == 200, "another upload of the stream is asked about: \(next.text)")
+        #expect(try hook.api.feedItems().map(\.previewVersion) == [2])
+    }
+
+    @Test("The refusal is kept in Redis with the upload: another replica answers it without a call")
+    func refusalHoldsOnEveryReplica() throws {
+        let hook = try HookedService(script: [.json(#"{"allow":false,"reason":"no phone numbers"}"#)], replicas: 2)
+        let upload = try hook.upload(seed: 1)
+        let replicas = hook.service.replicaURLs
+        try #require(replicas.count == 2)
+        for replica in replicas {
+            let reply = try hook.api.send(
+                "POST", replica + "/api/preview/commit", headers: [("Content-Type", "application/json")],
+                body: StreamPreviewCommitRequest(streamId: 42, uploadId: upload.issued.uploadId).jsonBytes(),
+                token: hook.token)
+            expectError(reply, status: 422, code: "rejected_by_hook")
+            #expect(try reply.json(ErrorResponse.self).message == "no phone numbers", "\(replica)")
+        }
+        #expect(hook.receiver.requests.count == 1, "the second replica did not ask")
+        #expect(try hook.api.feedItems().isEmpty)
+    }
+
+    @Test("With --commit-hook-recheck-refused a refused upload is asked about again; a failed look stays 503")
+    func recheckRefusedAsksAgain() throws {
+        let hook = try HookedService(
+            arguments: ["--commit-hook-recheck-refused", "--commit-hook-fail-open", "--commit-hook-timeout", "1"],
+            script: [.json(#"{"allow":false,"reason":"blurry"}"#), .stall(seconds: 8)])
+        let upload = try hook.upload(seed: 1)
+        expectError(try hook.commit(upload), status: 422, code: "rejected_by_hook")
+
+        let stalled = try hook.commit(upload)
+        expectError(stalled, status: 503, code: "hook_unavailable")
+        #expect(hook.receiver.requests.count == 2, "asked again")
+        #expect(try hook.api.feedItems().isEmpty, "fail-open does not publish what the hook refused")
+        #expect(try hook.api.metricValue("streampreview_commit_hook_failed_open_total") == "0")
 
         let allowed = try hook.commit(upload)
-        #expect(allowed.status == 200, "the hook's answer decides each time: \(allowed.text)")
-        #expect(try hook.api.feedItems().map(\.previewVersion) == [2])
+        #expect(allowed.status == 200, "the hook's latest answer decides: \(allowed.text)")
+        #expect(hook.receiver.requests.count == 3)
+        #expect(try hook.api.feedItems().map(\.previewVersion) == [1])
     }
 
     @Test("A hook that stalls past --commit-hook-timeout: 503 hook_unavailable with Retry-After, nothing published")
@@ -160,22 +201,15 @@ struct CommitHookTests {
         #expect(try hook.api.metricValue("streampreview_commit_hook_failed_open_total") == "1")
     }
 
-    @Test("While half the worker threads wait on the hook, another commit is 503 without calling it")
+    @Test("With two worker threads (one turn, no room to wait) another commit is 503 at once without a call")
     func busyHookIsNotCalledMore() throws {
         let gate = WebhookReceiver.Gate()
         let hook = try HookedService(
             arguments: ["--worker-threads", "2", "--commit-hook-timeout", "60"],
             script: [.held(gate, then: .json(#"{"allow":true}"#))])
         let token43 = try hook.service.token(sub: "sam", role: "streamer", streams: [43])
-        let first = try hook.upload(seed: 1)
         let second = try hook.upload(seed: 2, streamId: 43, token: token43)
-        let firstStatus = Mutex<Int?>(nil)
-        let baseURL = hook.service.baseURL
-        let (uploadId, token) = (first.issued.uploadId, hook.token)
-        Thread.detachNewThread {
-            let status = try? CommitHookTests.commitStatus(baseURL: baseURL, uploadId: uploadId, token: token)
-            firstStatus.withLock { $0 = status ?? -1 }
-        }
+        let first = hook.commitInBackground(try hook.upload(seed: 1))
         try #require(eventually(within: 30) { hook.receiver.requests.count == 1 }, "the first commit calls the hook")
 
         let busy = try hook.api.commit(streamId: 43, uploadId: second.issued.uploadId, token: token43)
@@ -184,8 +218,7 @@ struct CommitHookTests {
         #expect(try hook.api.metricValue(#"streampreview_commit_hook_calls_total{outcome="busy"}"#) == "1")
 
         gate.open()
-        #expect(eventually(within: 30) { firstStatus.withLock { $0 } != nil })
-        #expect(firstStatus.withLock { $0 } == 200)
+        #expect(try first.wait()?.status == 200)
         #expect(try hook.api.commit(streamId: 43, uploadId: second.issued.uploadId, token: token43).status == 200)
     }
 
@@ -209,22 +242,11 @@ struct CommitHookTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!result.stdout.contains("listening"))
     }
-
-    /// The status of a commit sent on a client of its own (for a commit on another thread).
-    static func commitStatus(baseURL: String, uploadId: String, token: String) throws -> Int {
-        var request = HTTPClientRequest(
-            method: "POST", url: baseURL + "/api/preview/commit",
-            body: .bytes(StreamPreviewCommitRequest(streamId: 42, uploadId: uploadId).jsonBytes()))
-        request.headers.add("Content-Type", "application/json")
-        request.headers.add("Authorization", "Bearer \(token)")
-        request.timeoutSeconds = 90
-        return try HTTPClient().send(request).status
-    }
 }
 
 /// A server with `--commit-hook-url` pointing at a `WebhookReceiver` and a secret file holding the
-/// current and the previous secret; streamer `sam` owns stream 42. One replica: the hook's
-/// metrics and its in-flight bound are per process.
+/// current and the previous secret; streamer `sam` owns stream 42. One replica unless asked: the
+/// hook's metrics and its turns are per process.
 final class HookedService {
     static let secret = Array("hook-secret-0123456789abcdef-0123456789".utf8)
     static let oldSecret = Array("previous-hook-secret-0123456789abcdefgh".utf8)
@@ -236,7 +258,7 @@ final class HookedService {
     private let directory: String
 
     /// `script`: the receiver's first answers (then it allows).
-    init(arguments: [String] = [], script: [WebhookReceiver.Answer] = []) throws {
+    init(arguments: [String] = [], script: [WebhookReceiver.Answer] = [], replicas: Int = 1) throws {
         receiver = try WebhookReceiver(script: script)
         directory = try TestPaths.makeTemporaryDirectory(prefix: "sp-hook")
         let secretFile = directory + "/hook-secret"
@@ -244,7 +266,7 @@ final class HookedService {
         try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
         service = try ServiceProcess(
             arguments: ["--commit-hook-url", receiver.url + "/hook", "--commit-hook-secret-file", secretFile]
-                + arguments, replicas: 1)
+                + arguments, replicas: replicas)
         api = try APIClient(service)
         token = try service.token(sub: "sam", role: "streamer", streams: [42])
     }
@@ -274,5 +296,12 @@ final class HookedService {
 
     func commit(_ upload: Upload) throws -> Reply {
         try api.commit(streamId: upload.streamId, uploadId: upload.issued.uploadId, token: upload.token)
+    }
+
+    /// A commit of `upload` on a thread of its own, for one that waits on the hook.
+    func commitInBackground(_ upload: Upload) -> BackgroundCommit {
+        BackgroundCommit(
+            baseURL: service.baseURL, streamId: upload.streamId, uploadId: upload.issued.uploadId,
+            token: upload.token)
     }
 }

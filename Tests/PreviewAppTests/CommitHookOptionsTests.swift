@@ -17,7 +17,9 @@ struct CommitHookOptionsTests {
         "\(try #require(throws: UsageError.self) { try serveOptions(arguments) })"
     }
 
-    @Test("no hook by default; the URL and the secret file from flags or the environment; timeout 5, fail closed")
+    @Test(
+        "no hook by default; the URL and the secret file from flags or the environment; timeout 5, fail closed, refusals kept"
+    )
     func parses() throws {
         #expect(try serveOptions([]).commitHook == nil)
         var expected = CommitHookOptions(url: "https://mod.example/hook", secretFile: "/run/hook")
@@ -31,11 +33,22 @@ struct CommitHookOptionsTests {
             ).commitHook == expected)
         expected.timeoutSeconds = 60
         expected.failOpen = true
+        expected.recheckRefused = true
         #expect(
             try serveOptions([
                 "--commit-hook-url", "https://mod.example/hook", "--commit-hook-secret-file", "/run/hook",
-                "--commit-hook-timeout", "60", "--commit-hook-fail-open",
+                "--commit-hook-timeout", "60", "--commit-hook-fail-open", "--commit-hook-recheck-refused",
             ]).commitHook == expected)
+        expected.failOpen = false
+        #expect(
+            try serveOptions(
+                ["--commit-hook-timeout", "60"],
+                environment: [
+                    "STREAMPREVIEW_COMMIT_HOOK_URL": "https://mod.example/hook",
+                    "STREAMPREVIEW_COMMIT_HOOK_SECRET_FILE": "/run/hook",
+                    "STREAMPREVIEW_COMMIT_HOOK_RECHECK_REFUSED": "true",
+                ]
+            ).commitHook == expected)
     }
 
     @Test("a URL without a secret file, a timeout outside 1-60 s, a URL that is not http(s), or a hook flag alone")
@@ -49,7 +62,8 @@ struct CommitHookOptionsTests {
         for url in ["ftp://mod.example/hook", "http://", "https:///hook", "mod.example/hook"] {
             #expect(try usageError(["--commit-hook-url", url] + secret).contains("http:// or https://"), "\(url)")
         }
-        for alone in [secret, ["--commit-hook-timeout", "5"], ["--commit-hook-fail-open"]] {
+        let switches = [["--commit-hook-fail-open"], ["--commit-hook-recheck-refused"]]
+        for alone in [secret, ["--commit-hook-timeout", "5"]] + switches {
             #expect(try usageError(alone).contains("needs --commit-hook-url"), "\(alone)")
         }
     }

@@ -9,8 +9,11 @@ public struct CommitHookOptions: Sendable, Equatable {
     public var secretFile: String
     /// `--commit-hook-timeout`: seconds one call may take, connect included.
     public var timeoutSeconds: Int64 = 5
-    /// `--commit-hook-fail-open`: publish without labels when the hook fails (default: 503).
+    /// `--commit-hook-fail-open`: publish without labels when the hook is down (default: 503).
     public var failOpen = false
+    /// `--commit-hook-recheck-refused`: ask again when a refused upload is committed again
+    /// (default: answer the remembered refusal).
+    public var recheckRefused = false
 
     public init(url: String, secretFile: String) {
         self.url = url
@@ -33,12 +36,17 @@ extension ServeOptions {
         OptionSpec(
             flag: "commit-hook-timeout", environment: "STREAMPREVIEW_COMMIT_HOOK_TIMEOUT",
             help:
-                "seconds the hook has to answer, connect included (1 to 60); the commit holds a worker thread meanwhile, and without a verdict in time it is 503 hook_unavailable with Retry-After (default 5)"
+                "seconds the hook has to answer, connect included (1 to 60); the commit holds a worker thread meanwhile, and without a verdict in time it is 503 hook_unavailable with Retry-After. A commit that finds no turn free to call the hook waits for one up to this long plus a second (default 5)"
         ),
         OptionSpec(
             flag: "commit-hook-fail-open", environment: "STREAMPREVIEW_COMMIT_HOOK_FAIL_OPEN",
             help:
-                "when the hook fails (times out, cannot be reached, answers something that is not a verdict), publish without its labels instead of answering 503 (default: fail closed)",
+                "when the hook is down (times out, cannot be reached, answers something that is not a verdict), publish without its labels instead of answering 503 (default: fail closed). Never for a commit that gets no turn to call the hook (busy: other commits' calls fill the turns) nor for an upload the hook refused before: those stay 503",
+            isSwitch: true),
+        OptionSpec(
+            flag: "commit-hook-recheck-refused", environment: "STREAMPREVIEW_COMMIT_HOOK_RECHECK_REFUSED",
+            help:
+                "ask the hook again each time an upload it refused is committed again (default: the refusal is kept with the upload, in Redis, and a later commit of it is 422 rejected_by_hook with the same reason, without a call)",
             isSwitch: true),
     ]
 
@@ -47,8 +55,8 @@ extension ServeOptions {
             for flag in ["commit-hook-secret-file", "commit-hook-timeout"] where options.isSet(flag) {
                 throw UsageError("--\(flag) needs --commit-hook-url")
             }
-            if try options.bool("commit-hook-fail-open") {
-                throw UsageError("--commit-hook-fail-open needs --commit-hook-url")
+            for flag in ["commit-hook-fail-open", "commit-hook-recheck-refused"] {
+                if try options.bool(flag) { throw UsageError("--\(flag) needs --commit-hook-url") }
             }
             return
         }
@@ -64,6 +72,7 @@ extension ServeOptions {
         var hook = CommitHookOptions(url: url, secretFile: secretFile)
         hook.timeoutSeconds = try options.int64("commit-hook-timeout", default: hook.timeoutSeconds, range: 1...60)
         hook.failOpen = try options.bool("commit-hook-fail-open")
+        hook.recheckRefused = try options.bool("commit-hook-recheck-refused")
         serve.commitHook = hook
     }
 }
@@ -75,8 +84,8 @@ extension CommitHookOptions {
         try SigningSecretFile.read(secretFile, what: "commit hook secret file").map { crypto.hmacKey($0) }
     }
 
-    /// The hook these options describe. Its calls in flight are bounded by half the worker
-    /// threads, which also serve the local store's objects.
+    /// The hook these options describe. The worker threads also serve the local store's
+    /// objects, so at most half of them call the hook and a quarter more wait for a turn.
     func makeHook(keys: [any HMACKey], storage: any ObjectStorage, workerThreads: Int, metrics: CommitHookMetrics)
         -> CommitHook
     {
@@ -87,7 +96,9 @@ extension CommitHookOptions {
         var settings = CommitHook.Settings(url: url)
         settings.timeoutSeconds = timeoutSeconds
         settings.failOpen = failOpen
+        settings.recheckRefused = recheckRefused
         settings.maxConcurrentCalls = max(1, workerThreads / 2)
+        settings.maxWaiting = workerThreads / 4
         return CommitHook(settings: settings, keys: keys, storage: storage, metrics: metrics)
     }
 }

@@ -99,9 +99,11 @@ enum OpenAPIDocument {
                 that type (MP4/QuickTime boxes for the clip), then publishes a new preview version.
                 Idempotent: committing the live upload again answers the same item.
                 With a moderation hook (serve --commit-hook-url) the hook is asked last, after every
-                other check: its refusal is 422 rejected_by_hook (the message is its reason; the upload
-                stays pending, and committing it again asks the hook again), and no verdict in time is
-                503 hook_unavailable with Retry-After. The labels it attaches are in the answer.
+                other check: its refusal is 422 rejected_by_hook (the message is its reason; the refusal
+                is kept with the upload, and committing it again is the same 422 without asking again,
+                unless serve has --commit-hook-recheck-refused), and no verdict in time is 503
+                hook_unavailable with Retry-After. A commit of an upload whose hook call is in flight
+                waits for that call's outcome. The labels it attaches are in the answer.
               requestBody:
                 required: true
                 content:
@@ -833,7 +835,8 @@ enum OpenAPIDocument {
               description: |
                 unavailable (Redis or the object store down), hook_unavailable (the moderation hook did
                 not give a verdict within --commit-hook-timeout: no answer, an error, an answer that is
-                not a verdict, or too many calls in flight); retry after Retry-After seconds.
+                not a verdict, or no turn to call it: too many calls in flight, or another commit of the
+                same upload or token subject waiting already); retry after Retry-After seconds.
               headers:
                 X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
                 Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}

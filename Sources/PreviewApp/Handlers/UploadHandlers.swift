@@ -119,13 +119,10 @@ struct UploadHandlers: Sendable {
         }
         try Authenticator.requireOwner(caller, of: body.streamId)
 
-        let (pending, live) = try context.store.uploadAndPreview(streamId: body.streamId, uploadId: body.uploadId)
-        if let live, live.preview.uploadId == body.uploadId, live.preview.expiresAt > now {
-            return try answer(.alreadyPublished(live), request: request, now: now)
-        }
-        guard let pending, pending.commitDeadline >= now else {
-            throw APIError(
-                .uploadNotFound, "no such upload, or it has expired; request new upload URLs", target: "uploadId")
+        let pending: PendingUpload
+        switch try commitState(streamId: body.streamId, uploadId: body.uploadId, now: now) {
+        case .published(let live): return try answer(.alreadyPublished(live), request: request, now: now)
+        case .pending(let upload): pending = upload
         }
         let isClip = MediaType.clipTypes.contains(pending.movie.type)
         let movie = try verify(
@@ -135,18 +132,35 @@ struct UploadHandlers: Sendable {
             key: pending.thumbnailKey, spec: pending.thumbnail, name: "thumbnail", prefixLength: MediaType.sniffLength)
         let clip =
             isClip ? try inspectClip(key: pending.movieKey, object: movie, streamId: pending.streamId) : MP4Info()
-        // Last, so the hook sees only uploads that passed every other check; a refused upload
-        // stays pending, and committing it again asks the hook again.
-        let labels =
-            try context.commitHook?.review(
-                pending, subject: caller.subject, movieBytes: movie.size, thumbnailBytes: thumbnail.size, clip: clip,
-                now: now) ?? [:]
+        let verified = Verified(movieBytes: movie.size, thumbnailBytes: thumbnail.size, clip: clip)
+        guard let hook = context.commitHook else {
+            return try publish(pending, verified, labels: [:], request: request, now: now)
+        }
+        // Last, so the hook sees only uploads that passed every other check.
+        return try moderate(
+            pending.streamId, pending.uploadId, by: hook, subject: caller.subject, verified: verified,
+            request: request, now: now)
+    }
+
+    /// What commit read from a pending upload's objects.
+    struct Verified {
+        var movieBytes: Int64
+        var thumbnailBytes: Int64
+        var clip: MP4Info
+    }
+
+    /// Publishes a verified upload with `labels` and answers the new item.
+    func publish(
+        _ pending: PendingUpload, _ verified: Verified, labels: [String: String], request: HTTPRequest, now: Int64
+    ) throws -> HTTPResponse {
+        let clip = verified.clip
         let record = PreviewRecord(
             streamId: pending.streamId, version: 0, uploadId: pending.uploadId, movieKey: pending.movieKey,
             thumbnailKey: pending.thumbnailKey, movieType: pending.movie.type, thumbnailType: pending.thumbnail.type,
-            movieBytes: movie.size, thumbnailBytes: thumbnail.size, movieURL: context.publicURL(of: pending.movieKey),
-            thumbnailURL: context.publicURL(of: pending.thumbnailKey), updatedAt: now,
-            expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
+            movieBytes: verified.movieBytes, thumbnailBytes: verified.thumbnailBytes,
+            movieURL: context.publicURL(of: pending.movieKey),
+            thumbnailURL: context.publicURL(of: pending.thumbnailKey),
+            updatedAt: now, expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
             height: clip.height, fastStart: clip.fastStart, labels: labels)
         let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
@@ -175,8 +189,7 @@ struct UploadHandlers: Sendable {
         }
     }
 
-    private func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse
-    {
+    func answer(_ outcome: PreviewStore.PublishOutcome, request: HTTPRequest, now: Int64) throws -> HTTPResponse {
         switch outcome {
         case .published(let stream), .alreadyPublished(let stream):
             let item = try context.feedItem(stream, seen: false, liked: false, now: now)

@@ -6,25 +6,37 @@ import Synchronization
 /// POSTs a signed `CommitHookCall` (the `StreamPreview-Signature` header of `WebhookSignature`,
 /// one `v1` per secret) with short-lived GET URLs of both objects, and waits for the verdict
 /// within the timeout: allowed publishes (with the hook's labels), refused is 422
-/// `rejected_by_hook`. A hook that fails (no answer in time, no connection, an answer that is
-/// not a verdict) is 503 `hook_unavailable` with `Retry-After`, or with `failOpen` publishes
-/// without labels.
+/// `rejected_by_hook` and is remembered with the upload. A hook that is down (no answer in time,
+/// no connection, an answer that is not a verdict) is 503 `hook_unavailable` with
+/// `Retry-After`, or with `failOpen` publishes without labels.
 ///
 /// The call holds the commit's worker thread for up to the timeout, and the same workers serve
-/// the local store's objects, so at most `maxConcurrentCalls` calls are in flight: a commit
-/// beyond them is not sent (outcome `busy`) and treated as a failed call. No retries: the
-/// client retries the commit.
+/// the local store's objects, so calls take turns (`CommitHookTurns`): a few at once, one per
+/// upload and per subject, and a commit without a turn is `busy`, which is never failed open:
+/// the caller may have filled the turns itself. No retries: the client retries the commit.
 final class CommitHook: Sendable {
     struct Settings: Sendable, Equatable {
         var url: String
         var timeoutSeconds: Int64 = 5
         var failOpen = false
+        /// Ask again when an upload the hook refused is committed again, instead of answering
+        /// the remembered refusal.
+        var recheckRefused = false
         var maxConcurrentCalls = 4
+        /// Commits that may wait for a turn at once.
+        var maxWaiting = 2
     }
 
-    /// How one review ended, as counted in `/metrics`.
+    /// How one commit's review ended, as counted in `/metrics`: asked (`allowed`, `refused`,
+    /// `error`, `timeout`), or not asked (`busy`: no turn; `remembered`: refused before).
     enum Outcome: String, Sendable, CaseIterable {
-        case allowed, refused, error, timeout, busy
+        case allowed, refused, error, timeout, busy, remembered
+    }
+
+    /// What the hook decided about an upload.
+    enum Decision: Sendable, Equatable {
+        case publish(labels: [String: String])
+        case refuse(reason: String)
     }
 
     /// Seconds the objects' GET URLs outlive the call, so a hook may fetch them after it answered
@@ -35,7 +47,7 @@ final class CommitHook: Sendable {
     private let keys: [any HMACKey]
     private let storage: any ObjectStorage
     let metrics: CommitHookMetrics
-    private let inFlight = Atomic<Int>(0)
+    let turns: CommitHookTurns
     private let idle = Mutex<[IdleHTTPClient]>([])
 
     /// `keys`: one per secret, the current one first; every call carries a signature by each.
@@ -44,13 +56,59 @@ final class CommitHook: Sendable {
         self.keys = keys
         self.storage = storage
         self.metrics = metrics
+        // Up to the timeout and a second: by then every call in flight when it began has ended.
+        let turns = CommitHookTurns(
+            limits: .init(
+                calls: settings.maxConcurrentCalls, waiting: settings.maxWaiting,
+                maxWaitSeconds: Double(settings.timeoutSeconds + 1)))
+        self.turns = turns
+        metrics.readTurns { turns.counts }
     }
 
-    /// Asks the hook about `pending`, whose objects commit has verified; returns the labels to
-    /// publish with, or throws the refusal (422) or the failure (503) as an `APIError`.
+    /// The answer to a commit of an upload the hook refused: 422 with its reason.
+    static func refusal(_ reason: String) -> APIError {
+        APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
+    }
+
+    /// Runs `body` (which asks the hook and publishes) in a turn of the upload's own, waiting
+    /// for one if need be; without a turn it is 503 `hook_unavailable`, whatever `failOpen` says.
+    func withTurn<T>(streamId: Int64, uploadId: String, subject: String, _ body: () throws -> T) throws -> T {
+        let claim = CommitHookTurns.Claim(upload: uploadId, subject: subject)
+        switch turns.take(claim) {
+        case .granted(let waited):
+            if let waited { metrics.recordWait(nanoseconds: waited) }
+        case .refused(let refusal, let waited):
+            if let waited { metrics.recordWait(nanoseconds: waited) }
+            metrics.record(.busy, nanoseconds: nil)
+            Log.warn(
+                "commit_hook_failed",
+                [
+                    "stream_id": String(streamId), "upload_id": uploadId, "outcome": Outcome.busy.rawValue,
+                    "error": refusal.rawValue, "fail_open": "false",
+                ])
+            throw APIError(.hookUnavailable, Self.message(refusal), retryAfter: settings.timeoutSeconds)
+        }
+        defer { turns.release(claim) }
+        return try body()
+    }
+
+    private static func message(_ refusal: CommitHookTurns.Refusal) -> String {
+        switch refusal {
+        case .uploadWaiting:
+            return "another commit of this upload is already waiting for the moderation hook; retry shortly"
+        case .subjectWaiting:
+            return "another of your commits is already waiting for the moderation hook; retry shortly"
+        case .roomFull, .waitedOut:
+            return "the moderation hook is busy with other commits; retry shortly"
+        }
+    }
+
+    /// Asks the hook about `pending`, whose objects commit has verified, in a turn of
+    /// `withTurn`. A failure is thrown as 503 `hook_unavailable`, or with `failOpen` publishes
+    /// without labels, unless the hook refused this upload before (`--commit-hook-recheck-refused`).
     func review(
         _ pending: PendingUpload, subject: String, movieBytes: Int64, thumbnailBytes: Int64, clip: MP4Info, now: Int64
-    ) throws -> [String: String] {
+    ) throws -> Decision {
         let expiresIn = settings.timeoutSeconds + Self.urlSlackSeconds
         let call = CommitHookCall(
             streamId: pending.streamId, uploadId: pending.uploadId, subject: subject,
@@ -63,23 +121,25 @@ final class CommitHook: Sendable {
             durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn)
         switch ask(call, now: now) {
         case .success(.allow(let labels)):
-            return labels
+            return .publish(labels: labels)
         case .success(.refuse(let reason)):
             Log.warn(
                 "commit_hook_refused",
                 ["stream_id": String(pending.streamId), "upload_id": pending.uploadId, "reason": reason])
-            throw APIError(.rejectedByHook, reason.isEmpty ? "the moderation hook refused this preview" : reason)
+            return .refuse(reason: reason)
         case .failure(let failure):
+            // A refusal stands until the hook says otherwise: a failed second look never publishes.
+            let failsOpen = settings.failOpen && pending.hookRefusal == nil
             Log.warn(
                 "commit_hook_failed",
                 [
                     "stream_id": String(pending.streamId), "upload_id": pending.uploadId,
                     "outcome": failure.outcome.rawValue, "error": failure.description,
-                    "fail_open": settings.failOpen ? "true" : "false",
+                    "fail_open": failsOpen ? "true" : "false",
                 ])
-            if settings.failOpen {
+            if failsOpen {
                 metrics.recordFailedOpen()
-                return [:]
+                return .publish(labels: [:])
             }
             throw APIError(
                 .hookUnavailable,
@@ -90,12 +150,6 @@ final class CommitHook: Sendable {
 
     /// One call and its verdict, counted by outcome.
     private func ask(_ call: CommitHookCall, now: Int64) -> Result<CommitHookVerdict, Failure> {
-        guard inFlight.add(1, ordering: .relaxed).newValue <= settings.maxConcurrentCalls else {
-            inFlight.subtract(1, ordering: .relaxed)
-            metrics.record(.busy, nanoseconds: nil)
-            return .failure(Failure(outcome: .busy, description: "\(settings.maxConcurrentCalls) calls in flight"))
-        }
-        defer { inFlight.subtract(1, ordering: .relaxed) }
         let started = ContinuousClock.now
         let result = send(call, now: now)
         let nanoseconds = started.duration(to: .now).metricNanoseconds

@@ -15,11 +15,15 @@ public struct PendingUpload: Sendable, Equatable {
     /// The token subject that asked for the upload: whose retained bytes its objects count in.
     /// Nil in records written before it was kept.
     public var subject: String?
+    /// The moderation hook's reason when it refused this upload (empty when it gave none); nil
+    /// while it has not. Kept in the upload's hash, so it holds on every replica and ends with
+    /// the upload.
+    public var hookRefusal: String?
 
     public init(
         streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64,
-        subject: String? = nil
+        subject: String? = nil, hookRefusal: String? = nil
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -30,11 +34,13 @@ public struct PendingUpload: Sendable, Equatable {
         self.urlExpiresAt = urlExpiresAt
         self.commitDeadline = commitDeadline
         self.subject = subject
+        self.hookRefusal = hookRefusal
     }
 
     /// Hash field names the scripts read.
     public enum Field {
         public static let commitDeadline = "commitDeadline"
+        public static let hookRefusal = "hookRefusal"
     }
 
     public var fields: [(String, String)] {
@@ -47,6 +53,7 @@ public struct PendingUpload: Sendable, Equatable {
             ("urlExpiresAt", String(urlExpiresAt)), (Field.commitDeadline, String(commitDeadline)),
         ]
         if let subject { fields.append(("subject", subject)) }
+        if let hookRefusal { fields.append((Field.hookRefusal, hookRefusal)) }
         return fields
     }
 
@@ -66,6 +73,6 @@ public struct PendingUpload: Sendable, Equatable {
         self.init(
             streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
             movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline,
-            subject: fields["subject"])
+            subject: fields["subject"], hookRefusal: fields[Field.hookRefusal])
     }
 }
