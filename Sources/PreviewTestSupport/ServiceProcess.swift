@@ -67,6 +67,7 @@ public final class ServiceProcess: Sendable {
             arguments += ["--public-url", "http://127.0.0.1:\(balancerPort)"]
         }
         arguments += Self.rateLimitArguments(arguments, environment: environment)
+        arguments += Self.metricsArguments(arguments)
         let logDirectory = try TestPaths.makeTemporaryDirectory(prefix: "sp-log")
         self.logDirectory = logDirectory
         if testClock {
@@ -149,6 +150,13 @@ public final class ServiceProcess: Sendable {
             environment["STREAMPREVIEW_RATE_LIMIT"] == nil
         else { return [] }
         return ["--rate-limit", "feed=off,write=off,upload=off,commit=off"]
+    }
+
+    /// A fresh `/metrics` page at every scrape, unless the test sets `--metrics-max-age-ms` itself:
+    /// the suites read a counter right after the request that moves it, while serve answers a
+    /// page up to a second old by default (MetricsScrapeCostTests keeps the default).
+    static func metricsArguments(_ arguments: [String]) -> [String] {
+        arguments.contains(where: { $0.hasPrefix("--metrics-max-age-ms") }) ? [] : ["--metrics-max-age-ms", "0"]
     }
 
     /// Copies stderr into `keepLogsVariable`'s folder, when set (best effort: a test helper).

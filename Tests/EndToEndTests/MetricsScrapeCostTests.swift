@@ -11,7 +11,7 @@ import Testing
         let redis = try RedisServerFixture()
         // One background refresh of the Redis gauges at start, then none during the test.
         let service = try ServiceProcess(arguments: [
-            "--redis", "unix://" + redis.socketPath, "--metrics-refresh", "3600",
+            "--redis", "unix://" + redis.socketPath, "--metrics-refresh", "3600", "--metrics-max-age-ms", "1000",
         ])
         let api = try APIClient(service)
         let streams = (1...300).map(Int64.init)

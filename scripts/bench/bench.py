@@ -18,8 +18,8 @@ stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent bac
 commits there, default 16: twice serve's 8 worker threads).
 
 The workloads are in feed_workloads.py, upload_workloads.py, scale_workloads.py,
-rate_limit_workloads.py and event_workloads.py (GET /api/feed/events: 2,000 streams' delivery
-and RSS, resuming with Last-Event-ID, the feed beside 2,000 open streams), on the servers of
+rate_limit_workloads.py and event_workloads.py (GET /api/feed/events: 10,000 streams' delivery
+and RSS, resuming with Last-Event-ID, the feed beside 10,000 open streams), on the servers of
 fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
 media.py, tokens.py, services.py, load.py, results.py, report.py and perf_profile.py (sweep.py
 uses several of them too).
@@ -29,6 +29,7 @@ Python 3 standard library only.
 
 import datetime
 import json
+import resource
 import shutil
 import signal
 import sys
@@ -46,7 +47,7 @@ from settings import BINARY, ONLY, ROOT, WORK, log
 from upload_workloads import UploadWorkloads
 
 WORKLOADS = [
-    "feed", "feed-anon", "healthz", "feed-mixed", "upload-local", "memory",
+    "feed", "feed-anon", "healthz", "feed-mixed", "feed-accept", "metrics-scrape", "upload-local", "memory",
     "feed-scale", "upload-s3", "feed-slow-storage", "upload-gcs-rsa", "rate-limit-feed", "rate-limit-burst",
     "events-fanout", "events-resume", "events-feed",
 ]
@@ -69,6 +70,11 @@ def main():
         print("%s is missing: swift build -c release" % BINARY, file=sys.stderr)
         return 69
     WORK.mkdir(parents=True, exist_ok=True)
+    # 10,000 event streams are 10,000 sockets on this side too: the soft open-file limit goes up
+    # to the hard one (the servers started from here inherit it, and raise it themselves anyway).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     # Ctrl-C, SIGTERM and SIGHUP unwind through the finally below, which stops every child by PID
     # (SIGINT explicitly: a shell without job control starts background jobs with it ignored).
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -3,6 +3,7 @@
 -- an answer as good only when it is 200 with a feed body; BENCH_EXPECT=ok wants 200 alone.
 -- BENCH_MIX_PERCENT > 0 (with BENCH_STREAMS, live stream IDs one a line) sends that share of
 -- requests as POST /api/streams/{id}/like or /seen, half each: 200 with "likes", or 204.
+-- BENCH_ACCEPT names a file whose first line is sent as every request's Accept.
 dofile(os.getenv("BENCH_LUA_DIR") .. "/common.lua")
 
 local expect = os.getenv("BENCH_EXPECT") or "feed"
@@ -10,6 +11,7 @@ local mix = tonumber(os.getenv("BENCH_MIX_PERCENT") or "0")
 
 function init(args)
   tokens = bench.lines(os.getenv("BENCH_TOKENS"))
+  accept = bench.lines(os.getenv("BENCH_ACCEPT"))[1]
   streams = bench.lines(os.getenv("BENCH_STREAMS"))
   math.randomseed(os.time() * 1000 + (thread_index or 0))
   index = math.random(math.max(#tokens, 1))
@@ -19,6 +21,7 @@ end
 function request()
   sent = sent + 1
   local headers = {}
+  if accept then headers["Accept"] = accept end
   if #tokens > 0 then
     index = index % #tokens + 1
     headers["Authorization"] = "Bearer " .. tokens[index]

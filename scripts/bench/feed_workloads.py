@@ -1,15 +1,34 @@
 """The feed workloads of `make bench` against their ceilings: feed and feed-anon (nginx serving the
-same bytes), healthz, feed-mixed (2% likes and seen marks), and the feed's Redis commands alone
-(redis-benchmark).
+same bytes), healthz, feed-mixed (2% likes and seen marks), feed-accept (an Accept of 2 KiB of
+parameters against a plain one), metrics-scrape (GET /metrics against GET /healthz), and the
+feed's Redis commands alone (redis-benchmark).
 
 Python 3 standard library only.
 """
 
 import shutil
 
-from load import alternate, measured, redis_benchmark_rates, share, wrk
+from load import alternate, measured, redis_benchmark_rates, share, wrk, write_lines
 from results import NOTES, ceiling_errors, row
 from settings import FEED_PATH, PROFILE, SECONDS
+
+
+def hostile_accept():
+    """An Accept within every cap (32 ranges, 2,048 bytes) made of as many parameters as fit,
+    naming JSON last: what a client could send to make each request cost the most."""
+    last = "application/json;q=0.9"
+    ranges = []
+    budget = 2048 - len(last) - 1
+    for index in range(31):
+        share_ = budget // (31 - index) - 1
+        text = "text/x-%d" % index
+        while len(text) + 4 <= share_:
+            text += ";a=%d" % (len(text) % 10)
+        ranges.append(text)
+        budget -= len(text) + 1
+    header = ",".join(ranges + [last])
+    assert len(header) <= 2048 and header.count(",") == 31, len(header)
+    return header
 
 
 class FeedWorkloads:
@@ -91,3 +110,38 @@ class FeedWorkloads:
             note="2%% of requests are POST like/seen (half each) on the 200 live streams; req/s counts feed "
             "answers only (%.0f like/seen answers/s besides); latencies over all requests" % (
                 mix["writes"] / mix["seconds"]))
+
+    def run_feed_accept(self):
+        server = self.main()
+        env = {"BENCH_TOKENS": str(self.viewer_tokens)}
+        plain = write_lines("accept-plain.txt", ["application/json"])
+        hostile = hostile_accept()
+        crafted = write_lines("accept-hostile.txt", [hostile])
+        self.warm(server, env=env)
+        result = alternate({
+            "plain Accept": lambda: self.feed_run(server, dict(env, BENCH_ACCEPT=str(plain))),
+            "2 KiB Accept": lambda: self.feed_run(server, dict(env, BENCH_ACCEPT=str(crafted))),
+        })
+        plain_run, hostile_run = result["plain Accept"], result["2 KiB Accept"]
+        ratio = share(hostile_run["rps"], plain_run["rps"])
+        row("feed-accept", hostile_run, plain_run["rps"], "Accept: application/json, same run", ratio,
+            goal="≥0.85×", passed=ratio >= 0.85 and hostile_run["errors"] == 0,
+            note="the feed workload with an Accept of %d bytes (32 ranges, %d parameters, JSON last with q=0.9) "
+            "against Accept: application/json, alternated; CPU %.0f against %.0f µs/req" % (
+                len(hostile), hostile.count(";"), hostile_run["cpu_us"], plain_run["cpu_us"]))
+
+    def run_metrics_scrape(self):
+        server = self.main()
+        env = {"BENCH_EXPECT": "ok"}
+        result = alternate({
+            "metrics": lambda: measured(server.pid, lambda: wrk(server.base + "/metrics", "feed.lua", SECONDS, env=env)),
+            "healthz": lambda: measured(server.pid, lambda: wrk(server.base + "/healthz", "feed.lua", SECONDS, env=env)),
+        })
+        metrics, healthz = result["metrics"], result["healthz"]
+        cpu_ratio = share(metrics["cpu_us"], healthz["cpu_us"])
+        row("metrics-scrape", metrics, healthz["rps"], "GET /healthz, same run", cpu_ratio,
+            ratio_text="%.1f× the CPU/req" % cpu_ratio, goal="≤2× healthz's CPU/req",
+            passed=cpu_ratio <= 2.0 and metrics["errors"] == 0,
+            note="a flood of GET /metrics (64 connections, one address on this machine) against GET /healthz, "
+            "alternated: the server's CPU per scrape %.0f µs, per healthz %.0f µs (the page is rendered at most "
+            "once a second and served from memory in between)" % (metrics["cpu_us"], healthz["cpu_us"]))

@@ -88,6 +88,7 @@ enum ServeCommand {
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
         context.metricsToken = metricsToken
+        context.metricsMaxAgeMilliseconds = options.metricsMaxAgeMilliseconds
         context.cors = options.cors
         context.trustedProxies = options.trustedProxies
         context.commitHook = options.commitHook?.makeHook(

@@ -59,6 +59,9 @@ public struct ServeOptions: Sendable, Equatable {
     public var metricsTokenFile: String?
     /// Seconds between reads of the gauges that live in Redis (pending uploads, sweeper backlog).
     public var metricsRefresh: Int64 = 5
+    /// Milliseconds a rendered `/metrics` page is served again before it is rendered anew
+    /// (`--metrics-max-age-ms`); 0 renders every scrape.
+    public var metricsMaxAgeMilliseconds: Int64 = 1000
     /// Where objects live: the embedded local store, or an S3/GCS bucket.
     public var storage = StorageOptions()
     /// Free bytes the disk under the local store keeps; below it uploads are refused. 0 is off.
@@ -233,6 +236,11 @@ public struct ServeOptions: Sendable, Equatable {
                 help:
                     "seconds between background reads of the gauges kept in Redis (pending uploads, sweeper queue); a scrape reads only memory (default 5)"
             ),
+            OptionSpec(
+                flag: "metrics-max-age-ms", environment: "STREAMPREVIEW_METRICS_MAX_AGE_MS",
+                help:
+                    "milliseconds a rendered /metrics page is answered again before it is rendered anew, so a flood of scrapes costs one render per period (about 1 ms of CPU) instead of one each; 0 renders every scrape (default 1000)"
+            ),
             keyPrefixSpec,
             OptionSpec(
                 flag: "cors-origins", environment: "STREAMPREVIEW_CORS_ORIGINS",
@@ -347,6 +355,8 @@ public struct ServeOptions: Sendable, Equatable {
         }
         serve.metricsTokenFile = options.string("metrics-token-file")
         serve.metricsRefresh = try options.int64("metrics-refresh", default: serve.metricsRefresh, range: 1...3600)
+        serve.metricsMaxAgeMilliseconds = try options.int64(
+            "metrics-max-age-ms", default: serve.metricsMaxAgeMilliseconds, range: 0...60_000)
         if let origins = options.string("cors-origins") {
             switch CORSPolicy.parse(origins) {
             case .success(let policy): serve.cors = policy

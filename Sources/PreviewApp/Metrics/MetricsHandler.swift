@@ -3,18 +3,19 @@ import PreviewCore
 /// `GET /metrics`: every metric of the process in the Prometheus text format, from memory. What
 /// lives in Redis (pending uploads, the sweeper's backlog) is read in the background
 /// (`RedisGauges`) and the live-stream count comes from the feed snapshot already held, so a
-/// scrape costs no Redis call. The page is rendered at most once a second (`RenderedPage`):
-/// rendering every family costs about a millisecond, so a flood of scrapes would otherwise cost
-/// the process far more than the requests it serves; a scrape within the second gets the same
-/// bytes. Who may scrape is `MetricsAccess`'s decision; scrapes are answered on worker threads,
+/// scrape costs no Redis call. The page is rendered at most once per `--metrics-max-age-ms`
+/// (`RenderedPage`, a second by default): rendering every family costs about a millisecond, so a
+/// flood of scrapes would otherwise cost the process far more than the requests it serves; a
+/// scrape within the period gets the same bytes. Who may scrape is `MetricsAccess`'s decision; scrapes are answered on worker threads,
 /// never on the I/O threads that serve the feed.
 struct MetricsHandler: Sendable {
     let context: AppContext
     let access: MetricsAccess
-    let page = RenderedPage(maxAgeMilliseconds: 1000)
+    let page: RenderedPage
 
     init(context: AppContext, dedicatedListener: Bool) {
         self.context = context
+        page = RenderedPage(maxAgeMilliseconds: context.metricsMaxAgeMilliseconds)
         access = MetricsAccess(token: context.metricsToken, dedicatedListener: dedicatedListener)
     }
 

@@ -14,7 +14,7 @@ final class RenderedPage: Sendable {
     /// The page, rendered by `render` when none is held or it is `maxAgeMilliseconds` old.
     func bytes(nowMilliseconds: Int64, render: () -> [UInt8]) -> [UInt8] {
         state.withLock { state in
-            if let held = state, nowMilliseconds - held.renderedAt < maxAgeMilliseconds,
+            if maxAgeMilliseconds > 0, let held = state, nowMilliseconds - held.renderedAt < maxAgeMilliseconds,
                 nowMilliseconds >= held.renderedAt
             {
                 return held.bytes

@@ -25,6 +25,8 @@ struct AppContext: Sendable {
     var metrics = AppMetrics()
     /// The bearer token that lets any client read `/metrics` (`--metrics-token-file`); nil: none.
     var metricsToken: [UInt8]?
+    /// How long a rendered `/metrics` page is answered again (`--metrics-max-age-ms`).
+    var metricsMaxAgeMilliseconds: Int64 = 1000
     /// The viewer histories held by this process (`--viewer-cache-entries`); nil: each feed asks Redis.
     var viewerCache: ViewerHistoryCache?
     /// The remote object store's last readiness probe; nil for the embedded store, which is this process.
