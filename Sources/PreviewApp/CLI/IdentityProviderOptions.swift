@@ -23,7 +23,7 @@ public struct IdentityProviderOptions: Sendable, Equatable {
         OptionSpec(
             flag: "jwks-url", environment: "STREAMPREVIEW_JWKS_URL",
             help:
-                "http(s) URL of the provider's JWKS: fetched at start and again as its Cache-Control max-age says (5 min to 24 h), and at most once a minute for an unknown kid; a failed fetch keeps the last keys; /readyz is 503 until a first fetch succeeds"
+                "http(s) URL of the provider's JWKS: fetched at start and again as its Cache-Control max-age says (5 min to 24 h), and for an unknown kid once the last fetch is \(JWKSRefreshSchedule.unknownKeyIDFloor) s old; a failed fetch keeps the last keys; /readyz is 503 until a first fetch succeeds"
         ),
         OptionSpec(
             flag: "jwt-issuer", environment: "STREAMPREVIEW_JWT_ISSUER",
