@@ -76,11 +76,15 @@ private struct AcceptingKey: SignatureKey {
 @Suite struct AuthenticatedTokensRotationTests {
     @Test func aHeldTokenWhoseKeyWasRotatedOutIsRefused() throws {
         let header = #"{"alg":"EdDSA","kid":"k1","typ":"JWT"}"#
-        let payload = #"{"sub":"ann","role":"viewer","iat":1000,"exp":2000}"#
+        let payload = #"{"sub":"ann","iss":"https://idp.test/","aud":"api","role":"viewer","iat":1000,"exp":2000}"#
         let token =
             Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "."
             + Base64URL.encode([1, 2, 3])
-        let base = JWTVerifier(keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), crypto: OpenSSLCrypto())
+        var identity = IdentityTokenPolicy()
+        identity.issuers = ["https://idp.test/"]
+        identity.audiences = ["api"]
+        let base = JWTVerifier(
+            keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), identity: identity, crypto: OpenSSLCrypto())
         let withKey = base.with(
             publicKeys: JWTPublicKeys(
                 generation: 1,

@@ -54,15 +54,19 @@ import Testing
     let crypto = OpenSSLCrypto()
     let hmacSecret = Array("an-hs256-secret-of-32-bytes-or-more".utf8)
 
-    func verifier(_ policy: IdentityTokenPolicy? = nil) throws -> JWTVerifier {
+    /// Our issuer and audience, the default claim names.
+    static var scoped: IdentityTokenPolicy {
+        var policy = IdentityTokenPolicy()
+        policy.issuers = [issuer]
+        policy.audiences = [audience]
+        return policy
+    }
+
+    func verifier(_ policy: IdentityTokenPolicy = scoped) throws -> JWTVerifier {
         let set = try JWKSet.parse(try Self.minted.get().jwks)
-        var identity = IdentityTokenPolicy()
-        identity.issuers = [Self.issuer]
-        identity.audiences = [Self.audience]
-        identity.roleClaim = try #require(ClaimPath("role"))
         return JWTVerifier(
             keys: JWTKeySet(defaultKey: hmacSecret), publicKeys: JWTPublicKeys(set, generation: 1, crypto: crypto),
-            identity: policy ?? identity, crypto: crypto)
+            identity: policy, crypto: crypto)
     }
 
     func token(_ name: String) throws -> String { try #require(try Self.minted.get().tokens[name]) }
@@ -85,7 +89,7 @@ import Testing
     }
 
     @Test func nestedClaimPathsMapRoleAndStreams() throws {
-        var policy = IdentityTokenPolicy()
+        var policy = Self.scoped
         policy.roleClaim = try #require(ClaimPath("app_metadata.role"))
         policy.streamsClaim = try #require(ClaimPath("app_metadata.streams"))
         let claims = try verifier(policy).verify(token("es256"), now: Self.now).get()
@@ -94,7 +98,7 @@ import Testing
     }
 
     @Test func aTokenWithoutARoleTakesTheDefaultRoleOnlyWhenOneIsSet() throws {
-        var policy = IdentityTokenPolicy()
+        var policy = Self.scoped
         #expect(failure(try verifier(policy).verify(token("noRole"), now: Self.now)) == .invalidRole)
         policy.defaultRole = .viewer
         #expect(try verifier(policy).verify(token("noRole"), now: Self.now).get().role == .viewer)
@@ -123,8 +127,16 @@ import Testing
         #expect(failure(try verifier().verify(token("wrongAudience"), now: Self.now)) == .wrongAudience)
     }
 
-    @Test func withoutIssuerAndAudienceConfiguredEitherIsAccepted() throws {
-        #expect(try verifier(IdentityTokenPolicy()).verify(token("wrongAudience"), now: Self.now).get().role == .viewer)
+    @Test func withoutIssuerOrAudienceEveryTokenIsRefusedUnlessTheCheckIsWaived() throws {
+        var policy = IdentityTokenPolicy()
+        #expect(failure(try verifier(policy).verify(token("rs256"), now: Self.now)) == .wrongIssuer)
+        policy.issuers = [Self.issuer]
+        #expect(failure(try verifier(policy).verify(token("wrongAudience"), now: Self.now)) == .wrongAudience)
+        policy.acceptsAnyAudience = true
+        #expect(try verifier(policy).verify(token("wrongAudience"), now: Self.now).get().role == .viewer)
+        policy.issuers = []
+        policy.acceptsAnyIssuer = true
+        #expect(try verifier(policy).verify(token("wrongIssuer"), now: Self.now).get().role == .viewer)
     }
 
     @Test func algNoneIsRefusedBeforeAnyKeyIsLookedUp() throws {

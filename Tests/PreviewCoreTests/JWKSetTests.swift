@@ -117,9 +117,15 @@ import Testing
         #expect(policy.role(.array([.string("offline_access")])) == .success(.viewer))
     }
 
-    @Test func issuerAndAudienceAreCheckedOnlyWhenConfigured() {
+    @Test func issuerAndAudienceAreRequiredUnlessExplicitlyWaived() {
         var policy = IdentityTokenPolicy()
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == .wrongIssuer)
+        policy.acceptsAnyIssuer = true
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == .wrongAudience)
+        policy.acceptsAnyAudience = true
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == nil)
         #expect(policy.check(issuer: nil, audience: nil) == nil)
+        policy = IdentityTokenPolicy()
         policy.issuers = ["https://a.test/", "https://b.test/"]
         policy.audiences = ["api"]
         #expect(policy.check(issuer: "https://b.test/", audience: ["x", "api"]) == nil)

@@ -27,12 +27,24 @@ public struct IdentityProviderOptions: Sendable, Equatable {
         ),
         OptionSpec(
             flag: "jwt-issuer", environment: "STREAMPREVIEW_JWT_ISSUER",
-            help: "provider tokens' iss must be this (repeat for several; the variable takes a comma list)",
+            help:
+                "provider tokens' iss must be this (repeat for several; the variable takes a comma list); required with provider keys unless --jwt-allow-any-issuer",
             repeats: true),
         OptionSpec(
             flag: "jwt-audience", environment: "STREAMPREVIEW_JWT_AUDIENCE",
-            help: "provider tokens' aud must hold one of these (repeat for several; the variable takes a comma list)",
+            help:
+                "provider tokens' aud must hold one of these (repeat for several; the variable takes a comma list); required with provider keys unless --jwt-allow-any-audience",
             repeats: true),
+        OptionSpec(
+            flag: "jwt-allow-any-issuer", environment: "STREAMPREVIEW_JWT_ALLOW_ANY_ISSUER",
+            help:
+                "accept provider tokens of every iss the keys sign, without --jwt-issuer (logged as a warning at start)",
+            isSwitch: true),
+        OptionSpec(
+            flag: "jwt-allow-any-audience", environment: "STREAMPREVIEW_JWT_ALLOW_ANY_AUDIENCE",
+            help:
+                "accept provider tokens for every aud, or none, without --jwt-audience: tokens the provider issues for its other applications too (logged as a warning at start)",
+            isSwitch: true),
         OptionSpec(
             flag: "jwt-role-claim", environment: "STREAMPREVIEW_JWT_ROLE_CLAIM",
             help:
@@ -83,10 +95,58 @@ public struct IdentityProviderOptions: Sendable, Equatable {
             }
             parsed.policy.defaultRole = role
         }
+        parsed.policy.acceptsAnyIssuer = try options.bool("jwt-allow-any-issuer")
+        parsed.policy.acceptsAnyAudience = try options.bool("jwt-allow-any-audience")
         let needsKeys = ["jwt-issuer", "jwt-audience", "jwt-role-claim", "jwt-streams-claim", "jwt-default-role"]
-        if !parsed.isConfigured, let flag = needsKeys.first(where: options.isSet) {
-            throw UsageError("--\(flag) applies to identity-provider tokens: give --jwks-file or --jwks-url too")
+        if !parsed.isConfigured {
+            if let flag = needsKeys.first(where: options.isSet) {
+                throw UsageError("--\(flag) applies to identity-provider tokens: give --jwks-file or --jwks-url too")
+            }
+            if parsed.policy.acceptsAnyIssuer || parsed.policy.acceptsAnyAudience {
+                throw UsageError(
+                    "--jwt-allow-any-issuer and --jwt-allow-any-audience apply to identity-provider tokens: "
+                        + "give --jwks-file or --jwks-url too")
+            }
+            return parsed
         }
+        try requireScope(
+            given: !parsed.policy.issuers.isEmpty, waived: parsed.policy.acceptsAnyIssuer, flag: "jwt-issuer",
+            what: "the provider's iss, as its openid-configuration names it", waiver: "jwt-allow-any-issuer",
+            waiverMeaning: "accept every issuer its keys sign")
+        try requireScope(
+            given: !parsed.policy.audiences.isEmpty, waived: parsed.policy.acceptsAnyAudience, flag: "jwt-audience",
+            what: "the API identifier the provider puts in aud", waiver: "jwt-allow-any-audience",
+            waiverMeaning: "accept the tokens it issues for its other applications too")
         return parsed
+    }
+
+    /// A provider signs the tokens of all its tenants and applications with the same keys: a
+    /// token meant for another of them must not pass here unless the operator says so.
+    private static func requireScope(
+        given: Bool, waived: Bool, flag: String, what: String, waiver: String, waiverMeaning: String
+    ) throws(UsageError) {
+        if !given, !waived {
+            throw UsageError(
+                "with --jwks-file or --jwks-url give --\(flag) (\(what)), or --\(waiver) to \(waiverMeaning)")
+        }
+        if given, waived { throw UsageError("--\(waiver) contradicts --\(flag): give one of them") }
+    }
+
+    /// One warning line at start for each check the operator waived.
+    func logWaivedChecks() {
+        guard isConfigured else { return }
+        if policy.acceptsAnyIssuer {
+            Log.warn(
+                "jwt_any_issuer",
+                ["reason": "--jwt-allow-any-issuer: provider tokens of every issuer its keys sign are accepted"])
+        }
+        if policy.acceptsAnyAudience {
+            Log.warn(
+                "jwt_any_audience",
+                [
+                    "reason":
+                        "--jwt-allow-any-audience: provider tokens for every audience are accepted, those it issues for other applications included"
+                ])
+        }
     }
 }

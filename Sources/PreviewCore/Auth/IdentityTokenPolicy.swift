@@ -2,12 +2,19 @@
 /// claims are: a provider issues its own claim names, so `role` and `stream_ids` are looked up
 /// by configured paths. Tokens signed with our HS256 secrets keep our names and are not held
 /// to `issuers` and `audiences` (the `token` command mints them without either).
+///
+/// Fails closed: without issuers every provider token is refused unless `acceptsAnyIssuer`
+/// says so, and likewise for audiences, since a provider signs tokens for all of its
+/// applications with the same keys.
 public struct IdentityTokenPolicy: Sendable, Equatable {
-    /// When not empty, `iss` must be one of these (RFC 7519 §4.1.1, compared exactly).
+    /// `iss` must be one of these (RFC 7519 §4.1.1, compared exactly).
     public var issuers: [String] = []
-    /// When not empty, `aud` (a string or an array of strings) must hold one of these
-    /// (RFC 7519 §4.1.3).
+    /// `aud` (a string or an array of strings) must hold one of these (RFC 7519 §4.1.3).
     public var audiences: [String] = []
+    /// With no `issuers`: accept every `iss` the keys sign, or none.
+    public var acceptsAnyIssuer = false
+    /// With no `audiences`: accept every `aud`, or none.
+    public var acceptsAnyAudience = false
     public var roleClaim = ClaimPath.role
     public var streamsClaim = ClaimPath.streamIDs
     /// The role of a token without the role claim (or whose array holds none of ours); nil
@@ -18,10 +25,10 @@ public struct IdentityTokenPolicy: Sendable, Equatable {
 
     /// Nil when `iss` and `aud` pass, else why not.
     func check(issuer: String?, audience: [String]?) -> TokenError? {
-        if !issuers.isEmpty {
+        if !issuers.isEmpty || !acceptsAnyIssuer {
             guard let issuer, issuers.contains(issuer) else { return .wrongIssuer }
         }
-        if !audiences.isEmpty {
+        if !audiences.isEmpty || !acceptsAnyAudience {
             guard let audience, audience.contains(where: audiences.contains) else { return .wrongAudience }
         }
         return nil
