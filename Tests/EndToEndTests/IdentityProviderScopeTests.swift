@@ -4,7 +4,7 @@ import PreviewTestSupport
 import Testing
 
 /// Provider tokens are scoped: `serve` needs an issuer and an audience for them (or an explicit
-/// waiver, logged).
+/// waiver, logged), and a provider's subject is kept apart from ours and other issuers'.
 @Suite("Identity-provider tokens: issuer, audience and subjects")
 struct IdentityProviderScopeTests {
     static let issuer = IdentityProviderFileTests.issuer
@@ -48,5 +48,35 @@ struct IdentityProviderScopeTests {
             log.split(separator: "\n").contains { $0.contains("level=warn") && $0.contains("event=jwt_any_audience") },
             "\(log)")
         #expect(!log.contains("event=jwt_any_issuer"), "\(log)")
+    }
+
+    @Test("A provider subject named like an HS256 subject neither sees nor removes that subject's like or seen mark")
+    func subjectsKeyedByIssuer() throws {
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "sp-jwks-subjects")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var claims = IdentityProviderFileTests.claims()
+        claims["sub"] = "idp-user"
+        let minted = try JWTOracle.mint(
+            keyDirectory: folder + "/keys", jwks: ["ec-1"], tokens: ["idp": OracleToken(kid: "ec-1", claims: claims)])
+        let file = folder + "/jwks.json"
+        try IdentityProviderFileTests.write(minted.jwks, to: file)
+        let service = try ServiceProcess(
+            arguments: ["--jwks-file", file, "--jwt-issuer", Self.issuer, "--jwt-audience", Self.audience],
+            replicas: 1)
+        let api = try APIClient(service)
+        try api.publish(streamId: 42, token: try service.token(sub: "sam", role: "streamer", streams: [42]))
+        let own = try service.token(sub: "idp-user", role: "viewer")
+        let provider = try #require(minted.tokens["idp"])
+
+        #expect(try api.send("POST", "/api/streams/42/like", token: own).json(LikeResponse.self).likes == 1)
+        #expect(try api.send("POST", "/api/streams/42/seen", token: own).status == 204)
+        let seenByProvider = try #require(try api.feedItems(token: provider).first)
+        #expect(!seenByProvider.liked && !seenByProvider.seen, "the HS256 idp-user's like and seen mark are not theirs")
+
+        let unliked = try api.send("DELETE", "/api/streams/42/like", token: provider)
+        #expect(try unliked.json(LikeResponse.self) == LikeResponse(likes: 1, liked: false))
+        let kept = try #require(try api.feedItems(token: own).first)
+        #expect(kept.liked && kept.seen)
+        #expect(try api.send("POST", "/api/streams/42/like", token: provider).json(LikeResponse.self).likes == 2)
     }
 }

@@ -83,8 +83,9 @@ private struct AcceptingKey: SignatureKey {
         var identity = IdentityTokenPolicy()
         identity.issuers = ["https://idp.test/"]
         identity.audiences = ["api"]
+        let crypto = OpenSSLCrypto()
         let base = JWTVerifier(
-            keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), identity: identity, crypto: OpenSSLCrypto())
+            keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), identity: identity, crypto: crypto)
         let withKey = base.with(
             publicKeys: JWTPublicKeys(
                 generation: 1,
@@ -95,7 +96,9 @@ private struct AcceptingKey: SignatureKey {
         let rotated = base.with(
             publicKeys: JWTPublicKeys(generation: 2, keys: ["k2": .init(algorithm: .edDSA, key: AcceptingKey())]))
         let tokens = AuthenticatedTokens()
-        #expect(try tokens.authenticate(token, with: withKey).get().claims.subject == "ann")
+        #expect(
+            try tokens.authenticate(token, with: withKey).get().claims.subject
+                == TokenSubject.providerKey(issuer: "https://idp.test/", subject: "ann", crypto: crypto))
         #expect(tokens.count == 1)
         #expect(throws: TokenError.unknownKeyID("k1")) { try tokens.authenticate(token, with: rotated).get() }
         #expect(tokens.count == 0)

@@ -12,12 +12,17 @@ import Testing
     static let issuer = "https://idp.example.test/"
     static let audience = "streampreview"
 
-    static func claims(_ extra: [String: OracleJSON] = [:]) -> [String: OracleJSON] {
+    static let otherIssuer = "https://other.example.test/"
+    /// `TokenSubject.providerKey` of `sub` of `issuer`: `printf '%s' "$issuer" | sha256sum`.
+    static let subject = "idp:18679709047f59176ce1eac4fc3e0c7c05ca682eba5ed72b929283cf4f4515d5:auth0|user-7"
+
+    static func claims(_ extra: [String: OracleJSON] = [:], without removed: String? = nil) -> [String: OracleJSON] {
         var claims: [String: OracleJSON] = [
             "sub": "auth0|user-7", "iss": .string(issuer), "aud": .string(audience), "iat": .int(now - 100),
             "exp": .int(now + 3500), "role": "viewer",
         ]
         claims.merge(extra) { $1 }
+        if let removed { claims[removed] = nil }
         return claims
     }
 
@@ -48,6 +53,11 @@ import Testing
                 "noRole": OracleToken(kid: "ed-1", claims: claims(["role": .array([])])),
                 "accessTokenType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "at+jwt"]),
                 "otherType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "JWE"]),
+                "otherIssuer": OracleToken(kid: "ed-1", claims: claims(["iss": .string(otherIssuer)])),
+                "noIssuer": OracleToken(kid: "ed-1", claims: claims(without: "iss")),
+                "emptySub": OracleToken(kid: "ed-1", claims: claims(["sub": ""])),
+                "bidiSub": OracleToken(kid: "ed-1", claims: claims(["sub": "user\u{202E}7"])),
+                "controlSub": OracleToken(kid: "ed-1", claims: claims(["sub": "user\u{7}7"])),
             ])
     }
 
@@ -82,10 +92,10 @@ import Testing
         #expect(
             rs
                 == TokenClaims(
-                    subject: "auth0|user-7", role: .viewer, streamIds: [], issuedAt: Self.now - 100,
+                    subject: Self.subject, role: .viewer, streamIds: [], issuedAt: Self.now - 100,
                     expiresAt: Self.now + 3500))
         #expect(try verifier.verify(token("eddsa"), now: Self.now).get().role == .viewer)
-        #expect(try verifier.verify(token("es256"), now: Self.now).get().subject == "auth0|user-7")
+        #expect(try verifier.verify(token("es256"), now: Self.now).get().subject == Self.subject)
     }
 
     @Test func nestedClaimPathsMapRoleAndStreams() throws {
@@ -137,6 +147,36 @@ import Testing
         policy.issuers = []
         policy.acceptsAnyIssuer = true
         #expect(try verifier(policy).verify(token("wrongIssuer"), now: Self.now).get().role == .viewer)
+    }
+
+    @Test func aProviderTokenWithoutAnIssuerIsRefusedEvenWhereAnyIssuerIsAccepted() throws {
+        var policy = IdentityTokenPolicy()
+        policy.acceptsAnyIssuer = true
+        policy.acceptsAnyAudience = true
+        #expect(failure(try verifier(policy).verify(token("noIssuer"), now: Self.now)) == .missingClaim("iss"))
+    }
+
+    @Test func aProviderSubjectIsKeyedByItsIssuerSoNoOtherIssuerOrHS256TokenShares() throws {
+        var policy = Self.scoped
+        policy.issuers = [Self.issuer, Self.otherIssuer]
+        let verifier = try verifier(policy)
+        let ours = try verifier.verify(token("rs256"), now: Self.now).get().subject
+        let theirs = try verifier.verify(token("otherIssuer"), now: Self.now).get().subject
+        let hs256 = try verifier.verify(
+            JWTSigner(crypto: crypto).sign(
+                TokenClaims(
+                    subject: "auth0|user-7", role: .viewer, streamIds: [], issuedAt: Self.now, expiresAt: Self.now + 60),
+                key: hmacSecret), now: Self.now
+        ).get().subject
+        #expect(ours == Self.subject)
+        #expect(theirs == TokenSubject.providerKey(issuer: Self.otherIssuer, subject: "auth0|user-7", crypto: crypto))
+        #expect(hs256 == "auth0|user-7")
+        #expect(Set([ours, theirs, hs256]).count == 3)
+    }
+
+    @Test(arguments: ["emptySub", "bidiSub", "controlSub"])
+    func aProviderSubjectThatIsEmptyOrHidesCharactersIsRefused(name: String) throws {
+        #expect(failure(try verifier().verify(token(name), now: Self.now)) == .invalidSubject)
     }
 
     @Test func algNoneIsRefusedBeforeAnyKeyIsLookedUp() throws {

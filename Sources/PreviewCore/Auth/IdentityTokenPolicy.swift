@@ -11,7 +11,7 @@ public struct IdentityTokenPolicy: Sendable, Equatable {
     public var issuers: [String] = []
     /// `aud` (a string or an array of strings) must hold one of these (RFC 7519 §4.1.3).
     public var audiences: [String] = []
-    /// With no `issuers`: accept every `iss` the keys sign, or none.
+    /// With no `issuers`: accept every `iss` the keys sign (the token must still carry one).
     public var acceptsAnyIssuer = false
     /// With no `audiences`: accept every `aud`, or none.
     public var acceptsAnyAudience = false
