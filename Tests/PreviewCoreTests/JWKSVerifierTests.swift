@@ -53,6 +53,7 @@ import Testing
                 "noRole": OracleToken(kid: "ed-1", claims: claims(["role": .array([])])),
                 "accessTokenType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "at+jwt"]),
                 "otherType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "JWE"]),
+                "es256HighS": OracleToken(kid: "ec-1", claims: claims(), mode: "es256-high-s"),
                 "otherIssuer": OracleToken(kid: "ed-1", claims: claims(["iss": .string(otherIssuer)])),
                 "noIssuer": OracleToken(kid: "ed-1", claims: claims(without: "iss")),
                 "emptySub": OracleToken(kid: "ed-1", claims: claims(["sub": ""])),
@@ -177,6 +178,18 @@ import Testing
     @Test(arguments: ["emptySub", "bidiSub", "controlSub"])
     func aProviderSubjectThatIsEmptyOrHidesCharactersIsRefused(name: String) throws {
         #expect(failure(try verifier().verify(token(name), now: Self.now)) == .invalidSubject)
+    }
+
+    @Test func anES256SignatureWithAHighSIsRefusedThoughItVerifies() throws {
+        let parts = try token("es256HighS").split(separator: ".")
+        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(!ES256Signature.hasLowS(signature))
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        let key = try crypto.signatureKey(try #require(set.key("ec-1")))
+        #expect(key.verify(signature, of: Array((parts[0] + "." + parts[1]).utf8)), "OpenSSL alone accepts both forms")
+        #expect(failure(try verifier().verify(token("es256HighS"), now: Self.now)) == .nonCanonicalSignature)
+        let es256 = try #require(Base64URL.decode(try token("es256").split(separator: ".")[2]))
+        #expect(ES256Signature.hasLowS(es256))
     }
 
     @Test func algNoneIsRefusedBeforeAnyKeyIsLookedUp() throws {
