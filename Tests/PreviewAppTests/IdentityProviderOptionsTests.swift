@@ -65,6 +65,8 @@ import Testing
         ),
         (["--jwks-file", "a", "--jwt-issuer", "i", "--jwt-allow-any-audience=yes"], "takes true or false"),
         (["--jwt-allow-any-audience"], "give --jwks-file or --jwks-url too"),
+        (["--jwt-admin-role", "sp-admin"], "give --jwks-file or --jwks-url too"),
+        (["--jwks-file", "a", "--jwt-issuer", "i", "--jwt-audience", "api", "--jwt-admin-role="], "needs a role name"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let error = try #require(usage(arguments), "accepted \(arguments)")
@@ -85,5 +87,13 @@ import Testing
         #expect(!scoped.policy.acceptsAnyIssuer && !scoped.policy.acceptsAnyAudience)
         #expect(
             try identity([], environment: ["STREAMPREVIEW_JWT_ALLOW_ANY_ISSUER": "false"]) == IdentityProviderOptions())
+    }
+
+    @Test func theAdminRoleNameComesFromItsFlag() throws {
+        let parsed = try identity([
+            "--jwks-file", "a", "--jwt-issuer", "https://x.test/", "--jwt-audience", "api", "--jwt-admin-role",
+            "streampreview-admin",
+        ])
+        #expect(parsed.policy.adminRoleName == "streampreview-admin")
     }
 }

@@ -48,7 +48,12 @@ public struct IdentityProviderOptions: Sendable, Equatable {
         OptionSpec(
             flag: "jwt-role-claim", environment: "STREAMPREVIEW_JWT_ROLE_CLAIM",
             help:
-                "claim of provider tokens holding the role (streamer, viewer or admin; an array gives the strongest), a dotted path for nested claims such as app_metadata.role (default role)"
+                "claim of provider tokens holding the role, a dotted path for nested claims such as app_metadata.role (default role): a string streamer, viewer or admin, or an array, which gives streamer over viewer and admin only with --jwt-admin-role"
+        ),
+        OptionSpec(
+            flag: "jwt-admin-role", environment: "STREAMPREVIEW_JWT_ADMIN_ROLE",
+            help:
+                "the provider's role name that makes a token admin, as the role claim's string or an entry of its array (default: only the string admin; an array never gives admin)"
         ),
         OptionSpec(
             flag: "jwt-streams-claim", environment: "STREAMPREVIEW_JWT_STREAMS_CLAIM",
@@ -89,6 +94,10 @@ public struct IdentityProviderOptions: Sendable, Equatable {
             }
             parsed.policy[keyPath: keyPath] = path
         }
+        if let name = options.string("jwt-admin-role") {
+            guard !name.isEmpty else { throw UsageError("--jwt-admin-role needs a role name") }
+            parsed.policy.adminRoleName = name
+        }
         if let text = options.string("jwt-default-role") {
             guard let role = Role(rawValue: text) else {
                 throw UsageError("--jwt-default-role must be streamer, viewer or admin, not '\(text)'")
@@ -97,7 +106,9 @@ public struct IdentityProviderOptions: Sendable, Equatable {
         }
         parsed.policy.acceptsAnyIssuer = try options.bool("jwt-allow-any-issuer")
         parsed.policy.acceptsAnyAudience = try options.bool("jwt-allow-any-audience")
-        let needsKeys = ["jwt-issuer", "jwt-audience", "jwt-role-claim", "jwt-streams-claim", "jwt-default-role"]
+        let needsKeys = [
+            "jwt-issuer", "jwt-audience", "jwt-role-claim", "jwt-streams-claim", "jwt-default-role", "jwt-admin-role",
+        ]
         if !parsed.isConfigured {
             if let flag = needsKeys.first(where: options.isSet) {
                 throw UsageError("--\(flag) applies to identity-provider tokens: give --jwks-file or --jwks-url too")
