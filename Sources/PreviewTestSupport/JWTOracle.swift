@@ -8,7 +8,8 @@ public struct OracleToken: Encodable, Sendable {
     public var claims: [String: OracleJSON]
     public var alg: String?
     public var headers: [String: OracleJSON]?
-    /// `normal`, `none` (alg none, empty signature), `hmac-with-public-key` (algorithm confusion).
+    /// `normal`, `none` (alg none, empty signature), `hmac-with-public-key` (algorithm confusion),
+    /// `es256-high-s` (an ES256 signature with S above half the order; `normal` gives low S).
     public var mode: String?
 
     public init(

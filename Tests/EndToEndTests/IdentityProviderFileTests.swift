@@ -82,7 +82,9 @@ struct IdentityProviderFileTests {
         try #require(first.jwks.count == second.jwks.count, "Ed25519 documents of equal kid lengths are equally long")
         let file = folder + "/jwks.json"
         try Data(first.jwks).write(to: URL(fileURLWithPath: file))
-        let service = try ServiceProcess(arguments: ["--jwks-file", file], replicas: 1)
+        let service = try ServiceProcess(
+            arguments: ["--jwks-file", file, "--jwt-issuer", Self.issuer, "--jwt-audience", Self.audience],
+            replicas: 1)
         let api = try APIClient(service)
         let (one, two) = (try #require(first.tokens["one"]), try #require(first.tokens["two"]))
         #expect(try api.feed(token: one).status == 200)
@@ -156,7 +158,7 @@ struct IdentityProviderFileTests {
         let result = try ProcessResult.run(
             [
                 try ServiceProcess.binaryPath(), "serve", "--port", "0", "--data-dir", folder + "/data", "--jwks-file",
-                folder + "/jwks.json",
+                folder + "/jwks.json", "--jwt-issuer", Self.issuer, "--jwt-audience", Self.audience,
             ], timeout: 30)
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("no usable signing key"), "\(result.stderr)")

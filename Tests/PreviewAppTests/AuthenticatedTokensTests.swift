@@ -76,11 +76,16 @@ private struct AcceptingKey: SignatureKey {
 @Suite struct AuthenticatedTokensRotationTests {
     @Test func aHeldTokenWhoseKeyWasRotatedOutIsRefused() throws {
         let header = #"{"alg":"EdDSA","kid":"k1","typ":"JWT"}"#
-        let payload = #"{"sub":"ann","role":"viewer","iat":1000,"exp":2000}"#
+        let payload = #"{"sub":"ann","iss":"https://idp.test/","aud":"api","role":"viewer","iat":1000,"exp":2000}"#
         let token =
             Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "."
             + Base64URL.encode([1, 2, 3])
-        let base = JWTVerifier(keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), crypto: OpenSSLCrypto())
+        var identity = IdentityTokenPolicy()
+        identity.issuers = ["https://idp.test/"]
+        identity.audiences = ["api"]
+        let crypto = OpenSSLCrypto()
+        let base = JWTVerifier(
+            keys: JWTKeySet(defaultKey: Array("token-secret".utf8)), identity: identity, crypto: crypto)
         let withKey = base.with(
             publicKeys: JWTPublicKeys(
                 generation: 1,
@@ -91,7 +96,9 @@ private struct AcceptingKey: SignatureKey {
         let rotated = base.with(
             publicKeys: JWTPublicKeys(generation: 2, keys: ["k2": .init(algorithm: .edDSA, key: AcceptingKey())]))
         let tokens = AuthenticatedTokens()
-        #expect(try tokens.authenticate(token, with: withKey).get().claims.subject == "ann")
+        #expect(
+            try tokens.authenticate(token, with: withKey).get().claims.subject
+                == TokenSubject.providerKey(issuer: "https://idp.test/", subject: "ann", crypto: crypto))
         #expect(tokens.count == 1)
         #expect(throws: TokenError.unknownKeyID("k1")) { try tokens.authenticate(token, with: rotated).get() }
         #expect(tokens.count == 0)

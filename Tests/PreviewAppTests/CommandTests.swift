@@ -90,6 +90,12 @@ import Testing
             .get()
     }
 
+    @Test(arguments: ["a\u{1B}[2J", "line\nbreak", "\u{202E}evil", "idp:x", "idp:"])
+    func tokenRefusesSubjectsTheServerWouldRefuse(sub: String) throws {
+        let error = try #require(Command.parse(["token", "--sub", sub], environment: [:]).failure)
+        #expect(error.message.hasPrefix("--sub must not hold control or bidirectional characters"), "\(error)")
+    }
+
     /// The text of a `.help` parse, nil for anything else.
     private func helpText(_ parsed: Result<Command, UsageError>) -> String? {
         if case .success(.help(let text)) = parsed { return text }

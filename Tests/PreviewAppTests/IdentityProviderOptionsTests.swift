@@ -49,9 +49,51 @@ import Testing
         (["--jwt-issuer", "https://x.test/"], "give --jwks-file or --jwks-url too"),
         (["--jwks-file", "a", "--jwt-role-claim", "a..b"], "dotted path"),
         (["--jwks-file", "a", "--jwt-default-role", "owner"], "streamer, viewer or admin"),
+        (["--jwks-file", "a"], "give --jwt-issuer (the provider's iss"),
+        (["--jwks-url", "https://x.test/k", "--jwt-audience", "api"], "or --jwt-allow-any-issuer to accept"),
+        (["--jwks-file", "a", "--jwt-issuer", "https://x.test/"], "give --jwt-audience (the API identifier"),
+        (
+            [
+                "--jwks-file", "a", "--jwt-issuer", "https://x.test/", "--jwt-audience", "api",
+                "--jwt-allow-any-audience",
+            ],
+            "--jwt-allow-any-audience contradicts --jwt-audience"
+        ),
+        (
+            ["--jwks-file", "a", "--jwt-issuer", "https://x.test/", "--jwt-allow-any-issuer", "--jwt-audience", "api"],
+            "--jwt-allow-any-issuer contradicts --jwt-issuer"
+        ),
+        (["--jwks-file", "a", "--jwt-issuer", "i", "--jwt-allow-any-audience=yes"], "takes true or false"),
+        (["--jwt-allow-any-audience"], "give --jwks-file or --jwks-url too"),
+        (["--jwt-admin-role", "sp-admin"], "give --jwks-file or --jwks-url too"),
+        (["--jwks-file", "a", "--jwt-issuer", "i", "--jwt-audience", "api", "--jwt-admin-role="], "needs a role name"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let error = try #require(usage(arguments), "accepted \(arguments)")
         #expect(error.contains(message), "\(error)")
+    }
+
+    @Test func eachScopeCheckIsWaivedOnlyByItsOwnFlagOrVariable() throws {
+        let flags = try identity(["--jwks-file", "a", "--jwt-allow-any-issuer", "--jwt-audience", "api"])
+        #expect(flags.policy.acceptsAnyIssuer && !flags.policy.acceptsAnyAudience)
+        let variables = try identity(
+            [],
+            environment: [
+                "STREAMPREVIEW_JWKS_FILE": "a", "STREAMPREVIEW_JWT_ISSUER": "https://x.test/",
+                "STREAMPREVIEW_JWT_ALLOW_ANY_AUDIENCE": "true",
+            ])
+        #expect(!variables.policy.acceptsAnyIssuer && variables.policy.acceptsAnyAudience)
+        let scoped = try identity(["--jwks-file", "a", "--jwt-issuer", "https://x.test/", "--jwt-audience", "api"])
+        #expect(!scoped.policy.acceptsAnyIssuer && !scoped.policy.acceptsAnyAudience)
+        #expect(
+            try identity([], environment: ["STREAMPREVIEW_JWT_ALLOW_ANY_ISSUER": "false"]) == IdentityProviderOptions())
+    }
+
+    @Test func theAdminRoleNameComesFromItsFlag() throws {
+        let parsed = try identity([
+            "--jwks-file", "a", "--jwt-issuer", "https://x.test/", "--jwt-audience", "api", "--jwt-admin-role",
+            "streampreview-admin",
+        ])
+        #expect(parsed.policy.adminRoleName == "streampreview-admin")
     }
 }

@@ -101,7 +101,7 @@ import Testing
         #expect(try FeedQuery.parse(rawQuery: "").get() == FeedQuery(limit: 20))
         #expect(try FeedQuery.parse(rawQuery: "limit=5&current=42").get() == FeedQuery(limit: 5, current: 42))
         #expect(try FeedQuery.parse(rawQuery: "limit=500").get().limit == 100)
-        for bad in ["limit=0", "limit=-1", "limit=abc", "limit=", "current=0", "current=x"] {
+        for bad in ["limit=0", "limit=-1", "limit=abc", "limit=", "current=0", "current=x", "current=007"] {
             guard case .failure(let error) = FeedQuery.parse(rawQuery: bad) else {
                 Issue.record("accepted \(bad)")
                 continue

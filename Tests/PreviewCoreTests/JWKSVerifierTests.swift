@@ -12,12 +12,17 @@ import Testing
     static let issuer = "https://idp.example.test/"
     static let audience = "streampreview"
 
-    static func claims(_ extra: [String: OracleJSON] = [:]) -> [String: OracleJSON] {
+    static let otherIssuer = "https://other.example.test/"
+    /// `TokenSubject.providerKey` of `sub` of `issuer`: `printf '%s' "$issuer" | sha256sum`.
+    static let subject = "idp:18679709047f59176ce1eac4fc3e0c7c05ca682eba5ed72b929283cf4f4515d5:auth0|user-7"
+
+    static func claims(_ extra: [String: OracleJSON] = [:], without removed: String? = nil) -> [String: OracleJSON] {
         var claims: [String: OracleJSON] = [
             "sub": "auth0|user-7", "iss": .string(issuer), "aud": .string(audience), "iat": .int(now - 100),
             "exp": .int(now + 3500), "role": "viewer",
         ]
         claims.merge(extra) { $1 }
+        if let removed { claims[removed] = nil }
         return claims
     }
 
@@ -48,21 +53,31 @@ import Testing
                 "noRole": OracleToken(kid: "ed-1", claims: claims(["role": .array([])])),
                 "accessTokenType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "at+jwt"]),
                 "otherType": OracleToken(kid: "rsa-1", claims: claims(), headers: ["typ": "JWE"]),
+                "es256HighS": OracleToken(kid: "ec-1", claims: claims(), mode: "es256-high-s"),
+                "otherIssuer": OracleToken(kid: "ed-1", claims: claims(["iss": .string(otherIssuer)])),
+                "noIssuer": OracleToken(kid: "ed-1", claims: claims(without: "iss")),
+                "emptySub": OracleToken(kid: "ed-1", claims: claims(["sub": ""])),
+                "bidiSub": OracleToken(kid: "ed-1", claims: claims(["sub": "user\u{202E}7"])),
+                "controlSub": OracleToken(kid: "ed-1", claims: claims(["sub": "user\u{7}7"])),
             ])
     }
 
     let crypto = OpenSSLCrypto()
     let hmacSecret = Array("an-hs256-secret-of-32-bytes-or-more".utf8)
 
-    func verifier(_ policy: IdentityTokenPolicy? = nil) throws -> JWTVerifier {
+    /// Our issuer and audience, the default claim names.
+    static var scoped: IdentityTokenPolicy {
+        var policy = IdentityTokenPolicy()
+        policy.issuers = [issuer]
+        policy.audiences = [audience]
+        return policy
+    }
+
+    func verifier(_ policy: IdentityTokenPolicy = scoped) throws -> JWTVerifier {
         let set = try JWKSet.parse(try Self.minted.get().jwks)
-        var identity = IdentityTokenPolicy()
-        identity.issuers = [Self.issuer]
-        identity.audiences = [Self.audience]
-        identity.roleClaim = try #require(ClaimPath("role"))
         return JWTVerifier(
             keys: JWTKeySet(defaultKey: hmacSecret), publicKeys: JWTPublicKeys(set, generation: 1, crypto: crypto),
-            identity: policy ?? identity, crypto: crypto)
+            identity: policy, crypto: crypto)
     }
 
     func token(_ name: String) throws -> String { try #require(try Self.minted.get().tokens[name]) }
@@ -78,14 +93,14 @@ import Testing
         #expect(
             rs
                 == TokenClaims(
-                    subject: "auth0|user-7", role: .viewer, streamIds: [], issuedAt: Self.now - 100,
+                    subject: Self.subject, role: .viewer, streamIds: [], issuedAt: Self.now - 100,
                     expiresAt: Self.now + 3500))
         #expect(try verifier.verify(token("eddsa"), now: Self.now).get().role == .viewer)
-        #expect(try verifier.verify(token("es256"), now: Self.now).get().subject == "auth0|user-7")
+        #expect(try verifier.verify(token("es256"), now: Self.now).get().subject == Self.subject)
     }
 
     @Test func nestedClaimPathsMapRoleAndStreams() throws {
-        var policy = IdentityTokenPolicy()
+        var policy = Self.scoped
         policy.roleClaim = try #require(ClaimPath("app_metadata.role"))
         policy.streamsClaim = try #require(ClaimPath("app_metadata.streams"))
         let claims = try verifier(policy).verify(token("es256"), now: Self.now).get()
@@ -94,7 +109,7 @@ import Testing
     }
 
     @Test func aTokenWithoutARoleTakesTheDefaultRoleOnlyWhenOneIsSet() throws {
-        var policy = IdentityTokenPolicy()
+        var policy = Self.scoped
         #expect(failure(try verifier(policy).verify(token("noRole"), now: Self.now)) == .invalidRole)
         policy.defaultRole = .viewer
         #expect(try verifier(policy).verify(token("noRole"), now: Self.now).get().role == .viewer)
@@ -123,8 +138,58 @@ import Testing
         #expect(failure(try verifier().verify(token("wrongAudience"), now: Self.now)) == .wrongAudience)
     }
 
-    @Test func withoutIssuerAndAudienceConfiguredEitherIsAccepted() throws {
-        #expect(try verifier(IdentityTokenPolicy()).verify(token("wrongAudience"), now: Self.now).get().role == .viewer)
+    @Test func withoutIssuerOrAudienceEveryTokenIsRefusedUnlessTheCheckIsWaived() throws {
+        var policy = IdentityTokenPolicy()
+        #expect(failure(try verifier(policy).verify(token("rs256"), now: Self.now)) == .wrongIssuer)
+        policy.issuers = [Self.issuer]
+        #expect(failure(try verifier(policy).verify(token("wrongAudience"), now: Self.now)) == .wrongAudience)
+        policy.acceptsAnyAudience = true
+        #expect(try verifier(policy).verify(token("wrongAudience"), now: Self.now).get().role == .viewer)
+        policy.issuers = []
+        policy.acceptsAnyIssuer = true
+        #expect(try verifier(policy).verify(token("wrongIssuer"), now: Self.now).get().role == .viewer)
+    }
+
+    @Test func aProviderTokenWithoutAnIssuerIsRefusedEvenWhereAnyIssuerIsAccepted() throws {
+        var policy = IdentityTokenPolicy()
+        policy.acceptsAnyIssuer = true
+        policy.acceptsAnyAudience = true
+        #expect(failure(try verifier(policy).verify(token("noIssuer"), now: Self.now)) == .missingClaim("iss"))
+    }
+
+    @Test func aProviderSubjectIsKeyedByItsIssuerSoNoOtherIssuerOrHS256TokenShares() throws {
+        var policy = Self.scoped
+        policy.issuers = [Self.issuer, Self.otherIssuer]
+        let verifier = try verifier(policy)
+        let ours = try verifier.verify(token("rs256"), now: Self.now).get().subject
+        let theirs = try verifier.verify(token("otherIssuer"), now: Self.now).get().subject
+        let hs256 = try verifier.verify(
+            JWTSigner(crypto: crypto).sign(
+                TokenClaims(
+                    subject: "auth0|user-7", role: .viewer, streamIds: [], issuedAt: Self.now, expiresAt: Self.now + 60),
+                key: hmacSecret), now: Self.now
+        ).get().subject
+        #expect(ours == Self.subject)
+        #expect(theirs == TokenSubject.providerKey(issuer: Self.otherIssuer, subject: "auth0|user-7", crypto: crypto))
+        #expect(hs256 == "auth0|user-7")
+        #expect(Set([ours, theirs, hs256]).count == 3)
+    }
+
+    @Test(arguments: ["emptySub", "bidiSub", "controlSub"])
+    func aProviderSubjectThatIsEmptyOrHidesCharactersIsRefused(name: String) throws {
+        #expect(failure(try verifier().verify(token(name), now: Self.now)) == .invalidSubject)
+    }
+
+    @Test func anES256SignatureWithAHighSIsRefusedThoughItVerifies() throws {
+        let parts = try token("es256HighS").split(separator: ".")
+        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(!ES256Signature.hasLowS(signature))
+        let set = try JWKSet.parse(try Self.minted.get().jwks)
+        let key = try crypto.signatureKey(try #require(set.key("ec-1")))
+        #expect(key.verify(signature, of: Array((parts[0] + "." + parts[1]).utf8)), "OpenSSL alone accepts both forms")
+        #expect(failure(try verifier().verify(token("es256HighS"), now: Self.now)) == .nonCanonicalSignature)
+        let es256 = try #require(Base64URL.decode(try token("es256").split(separator: ".")[2]))
+        #expect(ES256Signature.hasLowS(es256))
     }
 
     @Test func algNoneIsRefusedBeforeAnyKeyIsLookedUp() throws {

@@ -103,23 +103,38 @@ import Testing
         #expect(ClaimPath("") == nil)
     }
 
-    @Test func rolesComeFromAStringOrTheStrongestOfAnArray() {
+    @Test func rolesComeFromAStringOrAnArrayWhichGivesAdminOnlyByTheNamedRole() {
         var policy = IdentityTokenPolicy()
         #expect(policy.role(.string("streamer")) == .success(.streamer))
+        #expect(policy.role(.string("admin")) == .success(.admin))
         #expect(policy.role(.string("owner")) == .failure(.invalidRole))
         #expect(
-            policy.role(.array([.string("offline_access"), .string("viewer"), .string("admin")])) == .success(.admin))
+            policy.role(.array([.string("offline_access"), .string("viewer"), .string("admin")])) == .success(.viewer),
+            "an admin anywhere in a provider's list of roles is not ours")
+        #expect(policy.role(.array([.string("viewer"), .string("streamer")])) == .success(.streamer))
+        #expect(policy.role(.array([.string("admin")])) == .failure(.invalidRole))
         #expect(policy.role(.array([.string("offline_access")])) == .failure(.invalidRole))
         #expect(policy.role(.number("1")) == .failure(.malformed))
         #expect(policy.role(nil) == .failure(.missingClaim("role")))
         policy.defaultRole = .viewer
         #expect(policy.role(nil) == .success(.viewer))
         #expect(policy.role(.array([.string("offline_access")])) == .success(.viewer))
+        #expect(policy.role(.array([.string("admin")])) == .success(.viewer))
+        policy.adminRoleName = "streampreview-admin"
+        #expect(policy.role(.array([.string("viewer"), .string("streampreview-admin")])) == .success(.admin))
+        #expect(policy.role(.string("streampreview-admin")) == .success(.admin))
+        #expect(policy.role(.array([.string("admin"), .string("streamer")])) == .success(.streamer))
     }
 
-    @Test func issuerAndAudienceAreCheckedOnlyWhenConfigured() {
+    @Test func issuerAndAudienceAreRequiredUnlessExplicitlyWaived() {
         var policy = IdentityTokenPolicy()
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == .wrongIssuer)
+        policy.acceptsAnyIssuer = true
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == .wrongAudience)
+        policy.acceptsAnyAudience = true
+        #expect(policy.check(issuer: "https://a.test/", audience: ["api"]) == nil)
         #expect(policy.check(issuer: nil, audience: nil) == nil)
+        policy = IdentityTokenPolicy()
         policy.issuers = ["https://a.test/", "https://b.test/"]
         policy.audiences = ["api"]
         #expect(policy.check(issuer: "https://b.test/", audience: ["x", "api"]) == nil)

@@ -176,6 +176,7 @@ import Testing
 
     @Test(arguments: [
         #"["abc"]"#, #"["-5"]"#, "[-5]", "[0]", "[1.5]", #"["1e3"]"#, "[9223372036854775808]", "1", "[null]",
+        #"["007"]"#, "[007]", #"["0"]"#,
     ])
     func invalidStreamIDsAreMalformed(streamIds: String) {
         let payload = #"{"sub":"u","role":"viewer","stream_ids":"# + streamIds + #","iat":1700000000,"exp":1700003600}"#

@@ -83,11 +83,14 @@ import Testing
 }
 
 @Suite struct StreamIDTests {
-    @Test func streamIDsArePositiveDecimalInt64sAndLeadingZerosAreIgnored() {
+    @Test func streamIDsArePositiveDecimalInt64sWithoutLeadingZeros() {
         #expect(StreamID.parse("42") == 42)
-        #expect(StreamID.parse("0042") == 42)
+        #expect(StreamID.parse("10") == 10)
         #expect(StreamID.parse("9223372036854775807") == Int64.max)
-        for bad in ["", "0", "000", "-1", "+1", " 1", "1 ", "4x", "9223372036854775808", "00000000000000000001"] {
+        for bad in [
+            "", "0", "000", "-1", "+1", " 1", "1 ", "4x", "9223372036854775808", "00000000000000000001", "0042", "007",
+            "01",
+        ] {
             #expect(StreamID.parse(bad) == nil, "\(bad)")
         }
     }

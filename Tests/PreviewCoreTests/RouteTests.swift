@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func streamIDsMustBePositiveInt64s() {
-        for bad in ["0", "-1", "abc", "1.5", "+1", "9223372036854775808", "", "01x"] {
+        for bad in ["0", "-1", "abc", "1.5", "+1", "9223372036854775808", "", "01x", "007", "01"] {
             #expect(
                 Route.parse(method: "POST", path: "/api/streams/\(bad)/like") == .failure(.badStreamID(bad)), "\(bad)")
         }

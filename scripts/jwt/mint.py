@@ -8,8 +8,10 @@ Request:
                      "alg": ALG,         # optional header alg override
                      "claims": {...},
                      "headers": {...},   # extra header members
-                     "mode": "normal" | "none" | "hmac-with-public-key"}}}
+                     "mode": "normal" | "none" | "hmac-with-public-key" | "es256-high-s"}}}
 Key ids name their type by prefix: rsa*, ec*, ed*, rsa1024* (a weak RSA key).
+ES256 signatures are given in their low-S form (S at most half the P-256 order), as the
+service requires; "es256-high-s" gives the same signature's other form, S replaced by n - S.
 
 Answer: {"jwks": {"keys": [...]}, "tokens": {NAME: TOKEN}, "versions": {...}}
 """
@@ -78,6 +80,21 @@ def b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+# The order of the P-256 group (SEC 2, section 2.4.2).
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def with_s(token, high):
+    """The ES256 token with its signature's S in the lower or the upper half of the order:
+    cryptography signs with either, at random."""
+    signing_input, _, signature = token.rpartition(".")
+    raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+    r, s = raw[:32], int.from_bytes(raw[32:], "big")
+    if (s > P256_ORDER // 2) != high:
+        s = P256_ORDER - s
+    return signing_input + "." + b64(r + s.to_bytes(32, "big"))
+
+
 def mint(key_dir, spec):
     kid = spec["kid"]
     headers = dict(spec.get("headers", {}))
@@ -96,7 +113,10 @@ def mint(key_dir, spec):
         mac = hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()
         return signing_input + "." + b64(mac)
     algorithm = spec.get("alg", ALGORITHMS[key_type(kid)])
-    return jwt.encode(claims, private_key(key_dir, kid), algorithm=algorithm, headers=headers)
+    token = jwt.encode(claims, private_key(key_dir, kid), algorithm=algorithm, headers=headers)
+    if algorithm == "ES256":
+        token = with_s(token, high=mode == "es256-high-s")
+    return token
 
 
 def main():

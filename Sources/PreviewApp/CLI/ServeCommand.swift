@@ -22,6 +22,7 @@ enum ServeCommand {
         let metricsToken = try options.metricsTokenFile.map(metricsToken(file:))
         let commitHookKeys = try options.commitHook?.loadKeys(crypto: crypto)
         let webhookSecrets = try options.webhooks.loadSecrets()
+        options.identity.logWaivedChecks()
         let keyRing = TokenKeyRing(
             JWTVerifier(
                 keys: tokenKeys, identity: options.identity.policy, maxLifetime: options.tokens.maxLifetime,

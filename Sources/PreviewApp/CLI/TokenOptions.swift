@@ -50,6 +50,12 @@ public struct TokenOptions: Sendable, Equatable {
             throw UsageError(
                 "--sub is longer than \(JWTVerifier.maxSubjectBytes) bytes; the server would refuse the token")
         }
+        guard TokenSubject.isAcceptableForHS256(subject) else {
+            throw UsageError(
+                "--sub must not hold control or bidirectional characters, nor start with "
+                    + "\(TokenSubject.providerPrefix) (kept for identity-provider subjects); "
+                    + "the server would refuse the token")
+        }
         token.subject = subject
         if let roleName = options.string("role") {
             guard let role = Role(rawValue: roleName) else {

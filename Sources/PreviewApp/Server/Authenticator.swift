@@ -51,6 +51,13 @@ struct Authenticator: Sendable {
         case .failure(.notYetValid): throw APIError(.unauthenticated, "the token is not valid yet (iat or nbf)")
         case .failure(.lifetimeTooLong):
             throw APIError(.unauthenticated, "the token's lifetime (exp - iat) is longer than this server allows")
+        case .failure(.invalidSubject):
+            throw APIError(
+                .unauthenticated,
+                "the token's sub is empty, holds a control or bidirectional character, or (HS256) starts with "
+                    + TokenSubject.providerPrefix)
+        case .failure(.nonCanonicalSignature):
+            throw APIError(.unauthenticated, "the token's ES256 signature is not in low-S form")
         case .failure(.claimTooLarge("sub")):
             throw APIError(.unauthenticated, "the token's sub is longer than \(JWTVerifier.maxSubjectBytes) bytes")
         case .failure(.claimTooLarge(let claim)):

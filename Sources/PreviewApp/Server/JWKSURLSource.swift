@@ -39,7 +39,8 @@ final class JWKSURLSource: Sendable {
     }
 
     /// A token named `kid`, which the set does not hold: the key may be new, so fetch on the
-    /// next pass, unless an unknown kid caused a fetch within the last minute.
+    /// next pass (false when one is due already, or the last fetch is younger than
+    /// `JWKSRefreshSchedule.unknownKeyIDFloor`).
     func sawUnknownKeyID(_ kid: String) -> Bool {
         guard schedule.withLock({ $0.unknownKeyID(now: WallClock.now()) }) else { return false }
         Log.info("jwks_unknown_kid", ["kid": kid, "url": url])

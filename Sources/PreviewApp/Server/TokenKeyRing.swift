@@ -17,7 +17,8 @@ final class TokenKeyRing: Sendable {
     /// Key sets that failed to load or fetch (`streampreview_jwks_fetch_failures_total`).
     let failures = MetricCounter()
     /// Tokens naming a kid the set lacks that made the source fetch again, and those that did
-    /// not because one did within the last minute.
+    /// not: a fetch was due already, or the last one is too recent
+    /// (`JWKSRefreshSchedule.unknownKeyIDFloor`).
     let unknownKeyIDFetches = MetricCounter()
     let unknownKeyIDThrottled = MetricCounter()
 
@@ -83,7 +84,9 @@ extension TokenKeyRing {
         text.sample("streampreview_jwks_fetch_failures_total", failures.value)
         text.family(
             "streampreview_jwks_unknown_kid_total", .counter,
-            help: "Tokens naming a kid the key set lacks: refetch scheduled, or throttled (one per minute).")
+            help:
+                "Tokens naming a kid the key set lacks: refetch scheduled, or throttled (one due already, or the last fetch under \(JWKSRefreshSchedule.unknownKeyIDFloor) s old)."
+        )
         text.sample(
             "streampreview_jwks_unknown_kid_total", labels: [("refetch", "scheduled")], unknownKeyIDFetches.value)
         text.sample(

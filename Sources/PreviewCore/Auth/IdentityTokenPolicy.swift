@@ -2,39 +2,53 @@
 /// claims are: a provider issues its own claim names, so `role` and `stream_ids` are looked up
 /// by configured paths. Tokens signed with our HS256 secrets keep our names and are not held
 /// to `issuers` and `audiences` (the `token` command mints them without either).
+///
+/// Fails closed: without issuers every provider token is refused unless `acceptsAnyIssuer`
+/// says so, and likewise for audiences, since a provider signs tokens for all of its
+/// applications with the same keys.
 public struct IdentityTokenPolicy: Sendable, Equatable {
-    /// When not empty, `iss` must be one of these (RFC 7519 §4.1.1, compared exactly).
+    /// `iss` must be one of these (RFC 7519 §4.1.1, compared exactly).
     public var issuers: [String] = []
-    /// When not empty, `aud` (a string or an array of strings) must hold one of these
-    /// (RFC 7519 §4.1.3).
+    /// `aud` (a string or an array of strings) must hold one of these (RFC 7519 §4.1.3).
     public var audiences: [String] = []
+    /// With no `issuers`: accept every `iss` the keys sign (the token must still carry one).
+    public var acceptsAnyIssuer = false
+    /// With no `audiences`: accept every `aud`, or none.
+    public var acceptsAnyAudience = false
     public var roleClaim = ClaimPath.role
     public var streamsClaim = ClaimPath.streamIDs
     /// The role of a token without the role claim (or whose array holds none of ours); nil
     /// refuses such tokens.
     public var defaultRole: Role?
+    /// The provider's role name that makes a token admin, as the role claim's string or an
+    /// entry of its array; without one an array never gives admin (see `role`).
+    public var adminRoleName: String?
 
     public init() {}
 
     /// Nil when `iss` and `aud` pass, else why not.
     func check(issuer: String?, audience: [String]?) -> TokenError? {
-        if !issuers.isEmpty {
+        if !issuers.isEmpty || !acceptsAnyIssuer {
             guard let issuer, issuers.contains(issuer) else { return .wrongIssuer }
         }
-        if !audiences.isEmpty {
+        if !audiences.isEmpty || !acceptsAnyAudience {
             guard let audience, audience.contains(where: audiences.contains) else { return .wrongAudience }
         }
         return nil
     }
 
-    /// The role a role claim's value gives: a string must be one of ours; an array of strings
-    /// (as providers list group roles) gives the strongest of ours it holds, else the default.
-    /// `.failure(nil)` when the claim is of another shape.
+    /// The role a role claim's value gives. A string must be one of ours (or `adminRoleName`,
+    /// which gives admin). An array of strings, as providers list a user's roles and groups
+    /// for all of their applications, gives admin only when it holds `adminRoleName`, else
+    /// the stronger of streamer and viewer it holds, else the default: a generic `admin` in
+    /// such a list (a realm administrator, another application's group) is not ours.
+    /// `.failure(.malformed)` when the claim is of another shape.
     func role(_ value: JSONValue?) -> Result<Role, TokenError> {
         switch value {
         case nil, .null?:
             return defaultRole.map { .success($0) } ?? .failure(.missingClaim(roleClaim.text))
         case .string(let text)?:
+            if let adminRoleName, text == adminRoleName { return .success(.admin) }
             return Role(rawValue: text).map { .success($0) } ?? .failure(.invalidRole)
         case .array(let elements)?:
             var names: [String] = []
@@ -42,7 +56,8 @@ public struct IdentityTokenPolicy: Sendable, Equatable {
                 guard case .string(let text) = element else { return .failure(.malformed) }
                 names.append(text)
             }
-            for role in [Role.admin, .streamer, .viewer] where names.contains(role.rawValue) { return .success(role) }
+            if let adminRoleName, names.contains(adminRoleName) { return .success(.admin) }
+            for role in [Role.streamer, .viewer] where names.contains(role.rawValue) { return .success(role) }
             return defaultRole.map { .success($0) } ?? .failure(.invalidRole)
         default:
             return .failure(.malformed)

@@ -1,8 +1,9 @@
 /// When `--jwks-url` is fetched again: as the last good answer's `Cache-Control: max-age`
 /// says (RFC 9111 §5.2.2.1), clamped to `minimumMaxAge...maximumMaxAge`; sooner after a
-/// failure; and at once for a token naming an unknown `kid`, at most once per
-/// `unknownKeyIDInterval`, so tokens with made-up kids cannot make this service hammer the
-/// provider. Times are Unix seconds, given by the caller.
+/// failure; and at once for a token naming an unknown `kid` once the last fetch is
+/// `unknownKeyIDFloor` old. The floor holds for every caller alike: tokens with made-up kids
+/// cannot make this service fetch more often than once per floor, and cannot hold back a real
+/// new key longer than that either. Times are Unix seconds, given by the caller.
 public struct JWKSRefreshSchedule: Sendable, Equatable {
     public static let minimumMaxAge: Int64 = 300
     public static let maximumMaxAge: Int64 = 86400
@@ -10,12 +11,15 @@ public struct JWKSRefreshSchedule: Sendable, Equatable {
     public static let defaultMaxAge: Int64 = 3600
     /// The wait after a failed fetch: long enough not to pile onto a provider in trouble.
     public static let retryAfterFailure: Int64 = 30
-    public static let unknownKeyIDInterval: Int64 = 60
+    /// How old the last fetch must be before an unknown kid fetches again: a provider's new key
+    /// is accepted within about this long of its first token, while made-up kids cost the
+    /// provider at most six requests a minute from each replica.
+    public static let unknownKeyIDFloor: Int64 = 10
 
     /// When the next fetch is due; the first is due at once.
     public private(set) var nextFetch: Int64 = .min
-    /// When an unknown kid last caused a fetch.
-    public private(set) var lastUnknownKeyIDFetch: Int64?
+    /// When the last fetch ended, whether it gave keys or failed.
+    public private(set) var lastFetch: Int64?
 
     public init() {}
 
@@ -24,6 +28,7 @@ public struct JWKSRefreshSchedule: Sendable, Equatable {
     /// A fetch that gave a key set, with the response's `Cache-Control` value (nil when absent).
     public mutating func succeeded(now: Int64, cacheControl: String?) {
         nextFetch = now + Self.lifetime(cacheControl: cacheControl)
+        lastFetch = now
     }
 
     /// A fetch asked for now (SIGHUP).
@@ -33,14 +38,16 @@ public struct JWKSRefreshSchedule: Sendable, Equatable {
 
     public mutating func failed(now: Int64) {
         nextFetch = now + Self.retryAfterFailure
+        lastFetch = now
     }
 
-    /// A token named a kid the set does not hold: true (and the next fetch is due now) unless
-    /// such a fetch happened less than `unknownKeyIDInterval` ago.
+    /// A token named a kid the set does not hold: true when that makes a fetch due now; false
+    /// when one is due already (that fetch serves this token too) or the last fetch is younger
+    /// than `unknownKeyIDFloor`. A clock that went back counts as the floor passed.
     public mutating func unknownKeyID(now: Int64) -> Bool {
-        if let last = lastUnknownKeyIDFetch, now - last < Self.unknownKeyIDInterval, now >= last { return false }
-        lastUnknownKeyIDFetch = now
-        nextFetch = min(nextFetch, now)
+        if isDue(now: now) { return false }
+        if let last = lastFetch, now >= last, now - last < Self.unknownKeyIDFloor { return false }
+        nextFetch = now
         return true
     }
 

@@ -4,17 +4,18 @@
 /// Order, kept on purpose: length, shape and header first (`alg` must be one we verify, no
 /// `crit` extension, a `kid` without path characters), then the key (by `kid`; a public key
 /// verifies only its own algorithm, and an HS256 token naming one is refused), then the
-/// signature (a MAC compared in constant time, or the public key's check), and only then the
-/// claims are parsed,
-/// their sizes capped and the times checked, so unsigned input never reaches the claims
-/// decoder. Header and claims are read by one strict reader (`JWTJSON`): plain UTF-8 JSON with
-/// distinct keys at every depth, or the token is malformed; there is no second, more lenient
-/// decoder that could read the same bytes differently.
+/// signature (a MAC compared in constant time, or the public key's check, an ES256 one only in
+/// its low-S form), and only then the claims are parsed, their sizes capped, `sub` checked
+/// (and a provider's keyed by its issuer, `TokenSubject`) and the times checked, so unsigned
+/// input never reaches the claims decoder. Header and claims are read by one strict reader
+/// (`JWTJSON`): plain UTF-8 JSON with distinct keys at every depth, or the token is malformed;
+/// there is no second, more lenient decoder that could read the same bytes differently.
 public struct JWTVerifier: Sendable {
     /// Tokens longer than this are refused unparsed.
     public static let maxTokenLength = 8192
     /// The longest `sub` accepted, in UTF-8 bytes: identity providers' subjects fit (OpenID
-    /// Connect caps `sub` at 255 ASCII characters), and every held viewer and token keeps one.
+    /// Connect caps `sub` at 255 ASCII characters), and every held viewer and token keeps one
+    /// (a provider's within its issuer-keyed form, at most `TokenSubject.maxKeyBytes`).
     public static let maxSubjectBytes = 255
     /// The most `stream_ids` accepted: a streamer owns a handful; each held token keeps them all.
     public static let maxStreamIDs = 1000
@@ -102,6 +103,9 @@ public struct JWTVerifier: Sendable {
             guard let kid = header.kid else { return .failure(.malformed) }
             guard let entry = publicKeys.keys[kid] else { return .failure(.unknownKeyID(kid)) }
             guard entry.algorithm.rawValue == alg else { return .failure(.algorithmMismatch(alg)) }
+            guard entry.algorithm != .es256 || ES256Signature.hasLowS(signature) else {
+                return .failure(.nonCanonicalSignature)
+            }
             guard entry.key.verify(signature, of: signingInput) else { return .failure(.badSignature) }
             return identityClaims(payloadBytes)
         }
@@ -128,6 +132,7 @@ public struct JWTVerifier: Sendable {
         guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
         guard let role = Role(rawValue: roleText) else { return .failure(.invalidRole) }
         guard sub.utf8.count <= Self.maxSubjectBytes else { return .failure(.claimTooLarge("sub")) }
+        guard TokenSubject.isAcceptableForHS256(sub) else { return .failure(.invalidSubject) }
         guard streamIds.count <= Self.maxStreamIDs else { return .failure(.claimTooLarge("stream_ids")) }
         let claims = TokenClaims(
             subject: sub, role: role, streamIds: streamIds.map(\.value), issuedAt: iat, expiresAt: exp)
@@ -135,12 +140,14 @@ public struct JWTVerifier: Sendable {
     }
 
     /// The claims of a token signed by a provider's key: issuer and audience first, then the
-    /// claims under the policy's names.
+    /// claims under the policy's names, the subject keyed by the issuer.
     private func identityClaims(_ payloadBytes: [UInt8]) -> Result<Authenticated, TokenError> {
         guard let payload = JWTJSON.identityPayload(payloadBytes, policy: identity) else {
             return .failure(.malformed)
         }
         if let problem = identity.check(issuer: payload.iss, audience: payload.aud) { return .failure(problem) }
+        // Even where any issuer is accepted, the subject is only unique within one.
+        guard let iss = payload.iss, !iss.isEmpty else { return .failure(.missingClaim("iss")) }
         guard let sub = payload.sub else { return .failure(.missingClaim("sub")) }
         guard let iat = payload.iat else { return .failure(.missingClaim("iat")) }
         guard let exp = payload.exp else { return .failure(.missingClaim("exp")) }
@@ -150,11 +157,13 @@ public struct JWTVerifier: Sendable {
         case .failure(let error): return .failure(error)
         }
         guard sub.utf8.count <= Self.maxSubjectBytes else { return .failure(.claimTooLarge("sub")) }
+        guard TokenSubject.isAcceptable(sub) else { return .failure(.invalidSubject) }
         guard payload.streamIds.count <= Self.maxStreamIDs else {
             return .failure(.claimTooLarge(identity.streamsClaim.text))
         }
         let claims = TokenClaims(
-            subject: sub, role: role, streamIds: payload.streamIds, issuedAt: iat, expiresAt: exp)
+            subject: TokenSubject.providerKey(issuer: iss, subject: sub, crypto: crypto), role: role,
+            streamIds: payload.streamIds, issuedAt: iat, expiresAt: exp)
         return .success(Authenticated(claims: claims, notBefore: payload.nbf))
     }
 

@@ -11,7 +11,8 @@ public enum Role: String, Sendable, Codable, CaseIterable {
 /// The claims of an API bearer token (RFC 7519 §4.1 `sub`, `iat`, `exp`, plus the private
 /// claims `role` and `stream_ids`).
 public struct TokenClaims: Sendable, Equatable {
-    /// The user ID (`sub`).
+    /// The caller's key: the `sub` of our HS256 tokens, an identity provider's `sub` keyed by
+    /// its issuer (`TokenSubject`).
     public var subject: String
     public var role: Role
     /// The streams the holder owns (`stream_ids`); written as decimal strings so that
@@ -44,16 +45,24 @@ public enum TokenError: Error, Sendable, Equatable {
     /// The header names a `kid` that is not in the key set.
     case unknownKeyID(String)
     case badSignature
+    /// An ES256 signature whose S is above half the group order: the malleable twin of a valid
+    /// signature (`ES256Signature`), refused so one token has one string.
+    case nonCanonicalSignature
     /// Now is at or past `exp + leeway`.
     case expired
     /// `iat` or `nbf` lies more than the leeway in the future.
     case notYetValid
     /// `exp - iat` is longer than the verifier's maximum lifetime.
     case lifetimeTooLong
-    /// A required claim (`sub`, `role`, `stream_ids`, `iat`, `exp`) is absent or null.
+    /// A required claim (`sub`, `role`, `stream_ids`, `iat`, `exp`; a provider's `iss`) is
+    /// absent or null.
     case missingClaim(String)
     /// `role` is not one of `Role`'s values.
     case invalidRole
+    /// `sub` is empty or holds a control, separator or bidirectional character
+    /// (`TokenSubject.isAcceptable`), or an HS256 `sub` starts with `idp:`, the prefix of
+    /// provider subjects.
+    case invalidSubject
     /// `sub` is longer than `JWTVerifier.maxSubjectBytes`, or `stream_ids` has more than
     /// `JWTVerifier.maxStreamIDs` entries (the claim's name).
     case claimTooLarge(String)
