@@ -10,8 +10,9 @@ Request:
                      "headers": {...},   # extra header members
                      "mode": "normal" | "none" | "hmac-with-public-key" | "es256-high-s"}}}
 Key ids name their type by prefix: rsa*, ec*, ed*, rsa1024* (a weak RSA key).
-ES256 signatures are given in their low-S form (S at most half the P-256 order), as the
-service requires; "es256-high-s" gives the same signature's other form, S replaced by n - S.
+ES256 signatures are given in their low-S form (S at most half the P-256 order), the form
+the service holds as canonical, so tests know which form they have; "es256-high-s" gives the
+same signature's other form, S replaced by n - S.
 
 Answer: {"jwks": {"keys": [...]}, "tokens": {NAME: TOKEN}, "versions": {...}}
 """

@@ -72,7 +72,8 @@ final class AuthenticatedTokens: Sendable {
         }
         if let known { return .success(known) }
         let result = verifier.authenticate(token)
-        if case .success(let authenticated) = result {
+        // The high-S twin of an ES256 token is verified each time rather than held beside it.
+        if case .success(let authenticated) = result, authenticated.isCanonical {
             let cost = Self.cost(token, authenticated)
             guard cost <= perShard else { return result }
             shard.held.withLock { held in

@@ -56,8 +56,6 @@ struct Authenticator: Sendable {
                 .unauthenticated,
                 "the token's sub is empty, holds a control or bidirectional character, or (HS256) starts with "
                     + TokenSubject.providerPrefix)
-        case .failure(.nonCanonicalSignature):
-            throw APIError(.unauthenticated, "the token's ES256 signature is not in low-S form")
         case .failure(.claimTooLarge("sub")):
             throw APIError(.unauthenticated, "the token's sub is longer than \(JWTVerifier.maxSubjectBytes) bytes")
         case .failure(.claimTooLarge(let claim)):

@@ -1,10 +1,12 @@
-/// The one form of an ES256 signature this service accepts (RFC 7518 §3.4: `R || S`, 32
-/// bytes each, big-endian), with S in the lower half of the P-256 group order.
+/// The canonical form of an ES256 signature (RFC 7518 §3.4: `R || S`, 32 bytes each,
+/// big-endian): S in the lower half of the P-256 group order.
 ///
 /// ECDSA is malleable: whoever holds a token signed with `(R, S)` can write `(R, n − S)`, a
-/// second signature of the same claims that verifies too, without the key. Accepting only
-/// `S ≤ n/2` (the "low-S" rule) leaves each signed token one string, so nothing keyed by the
-/// token text (the held-token cache) can be made to see one token as two.
+/// second signature of the same claims that verifies too, without the key. Many providers'
+/// ECDSA libraries leave S as it comes, so half their tokens are in the high form: both forms
+/// are accepted (refusing one would refuse those providers' users), and only the low-S form is
+/// held as a known token, so the twin is one token, never a second entry of anything keyed by
+/// token text. Nothing in this service decides by a token's text beyond that cache.
 public enum ES256Signature {
     /// Half the order n of the P-256 group (SEC 2 §2.4.2), rounded down: the largest S accepted.
     static let halfOrder: [UInt8] = [

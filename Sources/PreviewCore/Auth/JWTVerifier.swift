@@ -4,8 +4,8 @@
 /// Order, kept on purpose: length, shape and header first (`alg` must be one we verify, no
 /// `crit` extension, a `kid` without path characters), then the key (by `kid`; a public key
 /// verifies only its own algorithm, and an HS256 token naming one is refused), then the
-/// signature (a MAC compared in constant time, or the public key's check, an ES256 one only in
-/// its low-S form), and only then the claims are parsed, their sizes capped, `sub` checked
+/// signature (a MAC compared in constant time, or the public key's check; an ES256 one in
+/// either of its two forms, only the low-S one held as known), and only then the claims are parsed, their sizes capped, `sub` checked
 /// (and a provider's keyed by its issuer, `TokenSubject`) and the times checked, so unsigned
 /// input never reaches the claims decoder. Header and claims are read by one strict reader
 /// (`JWTJSON`): plain UTF-8 JSON with distinct keys at every depth, or the token is malformed;
@@ -62,6 +62,9 @@ public struct JWTVerifier: Sendable {
     public struct Authenticated: Sendable {
         public let claims: TokenClaims
         let notBefore: Int64?
+        /// False for the high-S twin of an ES256 token (`ES256Signature`): it is accepted like
+        /// its low-S form, but only that form is held as one token's text.
+        public var isCanonical = true
     }
 
     /// The claims of `token` if it is well-formed, signed by a key of the set, no longer-lived
@@ -103,11 +106,13 @@ public struct JWTVerifier: Sendable {
             guard let kid = header.kid else { return .failure(.malformed) }
             guard let entry = publicKeys.keys[kid] else { return .failure(.unknownKeyID(kid)) }
             guard entry.algorithm.rawValue == alg else { return .failure(.algorithmMismatch(alg)) }
-            guard entry.algorithm != .es256 || ES256Signature.hasLowS(signature) else {
-                return .failure(.nonCanonicalSignature)
-            }
             guard entry.key.verify(signature, of: signingInput) else { return .failure(.badSignature) }
-            return identityClaims(payloadBytes)
+            let canonical = entry.algorithm != .es256 || ES256Signature.hasLowS(signature)
+            return identityClaims(payloadBytes).map { authenticated in
+                var authenticated = authenticated
+                authenticated.isCanonical = canonical
+                return authenticated
+            }
         }
         let key: any HMACKey
         if let kid = header.kid {

@@ -45,9 +45,6 @@ public enum TokenError: Error, Sendable, Equatable {
     /// The header names a `kid` that is not in the key set.
     case unknownKeyID(String)
     case badSignature
-    /// An ES256 signature whose S is above half the group order: the malleable twin of a valid
-    /// signature (`ES256Signature`), refused so one token has one string.
-    case nonCanonicalSignature
     /// Now is at or past `exp + leeway`.
     case expired
     /// `iat` or `nbf` lies more than the leeway in the future.
