@@ -50,7 +50,7 @@ struct WireJSONTests {
     @Test(arguments: [
         ("42", Int64(42)), (#""42""#, 42), ("-9223372036854775808", Int64.min), (#""-9223372036854775808""#, Int64.min),
         ("9223372036854775807", Int64.max), (#""9223372036854775807""#, Int64.max), (#""-0""#, 0), ("-0", 0),
-        ("1e3", 1000), ("1E3", 1000), ("5.0", 5), ("100e-2", 1), ("-2.5e1", -25), ("null", 0), (#""007""#, 7),
+        ("1e3", 1000), ("1E3", 1000), ("5.0", 5), ("100e-2", 1), ("-2.5e1", -25), ("null", 0),
     ])
     func int64IsAcceptedAsAnIntegralNumberOrADecimalString(json: String, expected: Int64) throws {
         let request = try StreamPreviewCommitRequest(json: Array(#"{"streamId":\#(json)}"#.utf8))
@@ -60,7 +60,7 @@ struct WireJSONTests {
     @Test(arguments: [
         #""abc""#, "1.5", "1e-3", "1e400", "-1e400", "9223372036854775808", "-9223372036854775809",
         #""9223372036854775808""#, #""1e3""#, #""1.0""#, #""""#, #"" 1""#, #""+1""#, #""0x10""#, "true", "[]", "{}",
-        "123456789012345678901234567890",
+        "123456789012345678901234567890", #""007""#, #""-07""#, #""00""#,
     ])
     func anInt64ThatIsNotAnIntegerInRangeIsRejectedNamingTheField(json: String) {
         #expect {

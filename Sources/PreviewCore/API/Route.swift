@@ -131,7 +131,7 @@ public enum RouteError: Error, Sendable, Equatable {
         case .methodNotAllowed(let allowed):
             return APIError(.methodNotAllowed, "method not allowed; use \(allowed.joined(separator: ", "))")
         case .badStreamID:
-            return .invalid("streamId", "streamId must be a positive 64-bit integer")
+            return .invalid("streamId", "streamId must be a positive 64-bit integer in decimal, without leading zeros")
         }
     }
 }

@@ -117,9 +117,13 @@ struct JSONInt64: Codable, Sendable {
         try container.encode(String(value))
     }
 
+    /// A decimal string in its one spelling: digits with an optional `-`, no leading zero
+    /// (`"007"` is refused rather than read as 7, as a JSON number `007` is no JSON at all).
     static func parse(_ text: String) -> Int64? {
         let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            digits.count == 1 || digits.first != UInt8(ascii: "0")
+        else {
             return nil
         }
         return Int64(text)
