@@ -8,7 +8,9 @@ import Testing
 struct ShareAndViewerPageTests {
     static let browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
-    @Test("A browser gets a page with Open Graph and Twitter tags for the live clip; others are sent to the clip")
+    @Test(
+        "A browser gets a page with Open Graph and Twitter tags for the live clip; others are sent to the clip; both only for the client's own cache"
+    )
     func shareLink() throws {
         let stream = try PublishedStream()
         let api = stream.api
@@ -31,29 +33,47 @@ struct ShareAndViewerPageTests {
         ] {
             #expect(html.contains(tag), "missing \(tag)")
         }
-        #expect(page.headers["Content-Security-Policy"]?.contains("script-src") == false, "the page runs no script")
-        try expectCacheLifetime(page)
+        let origins = Set(["'self'"] + [item.movieUrl, item.thumbnailUrl].compactMap(Self.origin(of:)))
+            .sorted().joined(separator: " ")
+        #expect(
+            page.headers["Content-Security-Policy"]
+                == "default-src 'none'; style-src 'self'; img-src \(origins); media-src \(origins); base-uri 'none'; "
+                + "form-action 'none'; frame-ancestors 'none'", "no script, and never framed")
+        try expectCacheLifetime(page, scope: "private")
+        #expect(page.headers["Vary"] == "Accept")
 
         for accept in ["*/*", "video/mp4", "application/json"] {
             let redirect = try api.send("GET", "/s/42", headers: [("Accept", accept)])
             #expect(redirect.status == 302, "Accept \(accept)")
             let location = try #require(redirect.headers["Location"])
             #expect(try api.send("GET", location).body == TestMedia.mp4())
-            try expectCacheLifetime(redirect)
+            // A shared cache keying on the URL alone would otherwise give this to a browser.
+            try expectCacheLifetime(redirect, scope: "private")
+            #expect(redirect.headers["Vary"] == "Accept")
         }
         let thumbnail = try api.send("GET", "/s/42/thumbnail", headers: [("Accept", Self.browserAccept)])
         #expect(thumbnail.status == 302)
+        try expectCacheLifetime(thumbnail, scope: "public")
+        #expect(thumbnail.headers["Vary"] == nil, "the same answer for every client")
         #expect(try api.send("GET", try #require(thumbnail.headers["Location"])).body == TestMedia.jpeg())
     }
 
-    /// Kept at most a minute, never past the URLs it carries.
-    func expectCacheLifetime(_ reply: Reply, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// `<scope>, max-age=N`: kept at most a minute, never past the URLs it carries.
+    func expectCacheLifetime(_ reply: Reply, scope: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let control = try #require(reply.headers["Cache-Control"], sourceLocation: sourceLocation)
         let maxAge = try #require(
             control.split(separator: "=").last.flatMap { Int($0) }, sourceLocation: sourceLocation)
         #expect(
-            control.hasPrefix("public, max-age=") && maxAge > 0 && maxAge <= 60, "\(control)",
+            control == "\(scope), max-age=\(maxAge)" && maxAge > 0 && maxAge <= 60, "\(control)",
             sourceLocation: sourceLocation)
+    }
+
+    /// `scheme://host:port` of an object URL, as the page's policy names it.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            let host = components.host
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
     @Test("A share link of a stream that is not live is 404 stream_not_live; a bad ID is 400")

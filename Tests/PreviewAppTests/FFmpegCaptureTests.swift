@@ -47,6 +47,10 @@ import Testing
                 == #"error stream=7 stage=source reason="ffmpeg said \"no\"" retry_in=3s"#)
         #expect(
             CaptureCommand.errorLine(7, .upload, "refused", wait: nil) == "error stream=7 stage=upload reason=refused")
+        // A hook's reason, quoted by the server, is escaped before it reaches a terminal.
+        #expect(
+            CaptureCommand.errorLine(7, .upload, "422 rejected_by_hook: \u{1B}[2J\u{202E}x\u{061C}", wait: nil)
+                == #"error stream=7 stage=upload reason="422 rejected_by_hook: \u001b[2J\u202ex\u061c""#)
     }
 
     @Test func aStopEndsAWaitAtOnce() {

@@ -71,6 +71,14 @@ import Testing
         #expect(harness.last?.contains("   0% 0 B of 1000 B") == true)
     }
 
+    @Test func aNoteQuotingAnAnswerHasItsControlAndBidirectionalCharactersEscaped() {
+        let harness = Harness(.plain)
+        harness.reporter.note("retrying PUT of clip.mp4 in 1.0 s: 503 busy: \u{1B}]0;owned\u{07}\u{202E}\nuploaded x")
+        #expect(
+            harness.last == #"retrying PUT of clip.mp4 in 1.0 s: 503 busy: \u001b]0;owned\u0007\u202e\u000auploaded x"#
+                + "\n")
+    }
+
     @Test func endLineTerminatesABarSoAnErrorStartsOnItsOwnLine() {
         let harness = Harness(.bar)
         harness.reporter.endLine()

@@ -30,20 +30,22 @@ struct WebhookOptionsTests {
                 "--webhook-url", "https://a.example/h", "--webhook-url", "http://127.0.0.1:9/b",
                 "--webhook-secret-file",
                 "/run/s", "--webhook-timeout", "3", "--webhook-max-age", "60", "--webhook-retry-delay", "2",
-                "--webhook-concurrency", "0",
+                "--webhook-concurrency", "0", "--webhook-backlog-per-stream", "50",
             ]))
         #expect(options.urls == ["https://a.example/h", "http://127.0.0.1:9/b"])
         #expect(options.secretFile == "/run/s" && options.timeoutSeconds == 3 && options.maxAgeSeconds == 60)
-        #expect(options.retryDelaySeconds == 2 && options.concurrency == 0)
+        #expect(options.retryDelaySeconds == 2 && options.concurrency == 0 && options.backlogPerStream == 50)
         #expect(options.retryPolicy.claimIdleMilliseconds(afterAttempts: 1) == 5000, "timeout 3 + 2 s")
         let fromEnvironment = try webhooks(
             serve(
                 [],
                 environment: [
                     "STREAMPREVIEW_WEBHOOK_URL": "https://a.example/h,https://b.example/h",
-                    "STREAMPREVIEW_WEBHOOK_SECRET_FILE": "/run/s",
+                    "STREAMPREVIEW_WEBHOOK_SECRET_FILE": "/run/s", "STREAMPREVIEW_WEBHOOK_BACKLOG_PER_STREAM": "7",
                 ]))
         #expect(fromEnvironment.urls.count == 2 && fromEnvironment.concurrency == 4)
+        #expect(fromEnvironment.backlogPerStream == 7)
+        #expect(try webhooks(serve([])).backlogPerStream == 1000)
         #expect(fromEnvironment.timeoutSeconds == 10 && fromEnvironment.maxAgeSeconds == 86400)
         #expect(try !webhooks(serve([])).isConfigured)
     }
@@ -59,6 +61,7 @@ struct WebhookOptionsTests {
                 "/s",
             ],
             ["--webhook-timeout", "0"], ["--webhook-concurrency", "65"], ["--webhook-max-age", "0"],
+            ["--webhook-backlog-per-stream", "0"], ["--webhook-backlog-per-stream", "100001"],
         ])
     func refused(_ arguments: [String]) {
         #expect(usageError(serve(arguments)) != nil, "\(arguments)")

@@ -62,7 +62,9 @@ struct CommitHookAnswerTests {
         #expect(failure(big)?.contains("over 65536 bytes") == true)
     }
 
-    @Test("labels: at most 16, keys 1-64 bytes of a-z 0-9 _ . -, values up to 256 bytes without control characters")
+    @Test(
+        "labels: at most 16, keys 1-64 bytes of a-z 0-9 _ . -, values up to 256 bytes without control, line-separator or bidirectional characters"
+    )
     func labelBounds() {
         let sixteen = Dictionary(uniqueKeysWithValues: (0..<16).map { ("k\($0)", "v") })
         #expect(PreviewLabels.problem(sixteen) == nil)
@@ -75,6 +77,19 @@ struct CommitHookAnswerTests {
         for value in ["a\nb", "\u{0}", "tab\t", "\u{7F}"] {
             #expect(PreviewLabels.problem(["a": value]) != nil, "value \(value.debugDescription)")
         }
+        for value in [
+            "gpj\u{202E}exe", "a\u{2028}b", "\u{2029}", "\u{85}", "\u{9B}2J", "\u{2066}x", "\u{200F}", "\u{61C}",
+        ] {
+            #expect(
+                PreviewLabels.problem(["a": value])?.contains("bidirectional character") == true,
+                "value \(value.debugDescription)")
+        }
+        #expect(PreviewLabels.problem(["a": "x\u{202E}"])?.contains("(U+202E)") == true)
+        #expect(PreviewLabels.problem(["a": "café 🎬 日本"]) == nil)
+        #expect(
+            failure(#"{"allow":true,"labels":{"title":"evil\u202egpj.exe"}}"#)?.contains("the hook's labels: title has")
+                == true,
+            "a hook's answer with such a label is no verdict")
     }
 
     @Test("labels are kept in the preview hash as a JSON object and read back; foreign text reads as nothing")

@@ -104,9 +104,10 @@ struct WebhookKeysTests {
         let keys = RedisKeys(prefix: "sp")
         #expect(keys.webhookOutbox(42) == "sp:{s:42}:webhooks")
         #expect(keys.replacedObjects(42) == "sp:{s:42}:replaced")
+        #expect(keys.webhookRelayed(42) == "sp:{s:42}:webhooks:relayed")
         for key in [
             keys.webhookOutboxes, keys.webhookTouched, keys.webhookDeadLetters,
-            keys.webhookDeliveries(endpoint: "0123456789abcdef"),
+            keys.webhookDeliveries(endpoint: "0123456789abcdef"), keys.webhookQueued(endpoint: "0123456789abcdef"),
         ] {
             #expect(key.hasPrefix("sp:{hooks}:"), "\(key)")
         }

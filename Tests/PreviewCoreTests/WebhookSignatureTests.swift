@@ -31,6 +31,8 @@ struct WebhookSignatureTests {
         #expect(WebhookSignature.parse("t=5") == nil)
         #expect(WebhookSignature.parse("t=x,v1=ab") == nil)
         #expect(WebhookSignature.parse("") == nil)
+        #expect(WebhookSignature.parse("t=5,v1= ,v1=ab") == WebhookSignature(timestamp: 5, signatures: ["ab"]))
+        #expect(WebhookSignature.parse("t=5,v1= ") == nil, "an empty v1 is no signature")
     }
 
     @Test("a receiver holding either key verifies; a tampered body, another key or a changed t does not")
@@ -60,5 +62,28 @@ struct WebhookSignatureTests {
                 body: Self.body, key: key(Self.current), now: now, tolerance: 300, crypto: Self.crypto)
             #expect(verified == expected, "now \(now)")
         }
+    }
+
+    @Test(
+        "a timestamp at the ends of Int64 is refused, not a trap: t=-9223372036854775808 and t=9223372036854775807, against any now"
+    )
+    func extremeTimestamps() throws {
+        for text in ["-9223372036854775808", "9223372036854775807"] {
+            let timestamp = try #require(Int64(text))
+            let signed = WebhookSignature.sign(body: Self.body, timestamp: timestamp, keys: [key(Self.current)])
+            let parsed = try #require(WebhookSignature.parse("t=\(text),v1=\(signed.signatures[0])"))
+            #expect(parsed == signed)
+            for now in [Int64.min, -1, 0, 1_700_000_000, Int64.max] where now != timestamp {
+                let verified = parsed.verifies(
+                    body: Self.body, key: key(Self.current), now: now, tolerance: 300, crypto: Self.crypto)
+                #expect(!verified, "t=\(text) at now \(now)")
+            }
+            // The distance is 0 at now == t, so a correctly signed header at that instant verifies.
+            #expect(
+                parsed.verifies(
+                    body: Self.body, key: key(Self.current), now: timestamp, tolerance: 300, crypto: Self.crypto))
+        }
+        let any = WebhookSignature.sign(body: Self.body, timestamp: 0, keys: [key(Self.current)])
+        #expect(!any.verifies(body: Self.body, key: key(Self.current), now: 0, tolerance: -1, crypto: Self.crypto))
     }
 }

@@ -150,7 +150,7 @@ struct WebhookOutboxTests {
             if let delivery = taken.first {
                 #expect(delivery.attempts == 2 && delivery.event?.id == first[0].event?.id)
                 #expect(try !store.deadLetterWebhook(delivery, consumer: "dead-process", lastError: "x", now: now))
-                try store.acknowledgeWebhook(delivery)
+                try store.acknowledgeWebhook(delivery, now: now)
             }
         }
         #expect(try command(["XLEN", store.keys.webhookDeliveries(endpoint: endpoint)]).int == 0, "delivered: deleted")

@@ -71,7 +71,8 @@ enum ServeCommand {
             client: redis, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
                 replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds),
-            eventLogLength: options.eventsHistory, webhookEvents: options.webhooks.isConfigured)
+            eventLogLength: options.eventsHistory, webhookEvents: options.webhooks.isConfigured,
+            webhookOutboxLimit: options.webhooks.backlogPerStream)
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,

@@ -1,4 +1,5 @@
 public import PreviewCore
+import PreviewRedis
 
 /// The webhook options, shared by `serve` and `sweep`: where events are POSTed, the secret they
 /// are signed with, and how deliveries are retried.
@@ -16,6 +17,9 @@ public struct WebhookOptions: Sendable, Equatable {
     /// POSTs in flight at once per URL in this process; 0 records events but leaves delivering
     /// to other processes (another replica, or the sweep job).
     public var concurrency = 4
+    /// Events of one stream kept for delivery in its outbox while receivers lag; one more drops
+    /// the stream's oldest.
+    public var backlogPerStream = PreviewStore.defaultWebhookOutboxLimit
 
     public init() {}
 
@@ -58,6 +62,11 @@ public struct WebhookOptions: Sendable, Equatable {
             help:
                 "deliveries in flight at once per URL in this process, on threads of their own; 0 records events but leaves delivering to other replicas or the sweep job (default 4)"
         ),
+        OptionSpec(
+            flag: "webhook-backlog-per-stream", environment: "STREAMPREVIEW_WEBHOOK_BACKLOG_PER_STREAM",
+            help:
+                "events of one stream kept for delivery while receivers lag, 1 to 100000; an event past it drops that stream's oldest undelivered one (receivers want the newest state; counted in streampreview_webhook_events_dropped_total); each URL's queue holds at most \(PreviewStore.webhookDeliveryWindow) of a stream's deliveries at a time, the rest wait in the stream's own outbox, so one stream's backlog does not delay others (default \(PreviewStore.defaultWebhookOutboxLimit))"
+        ),
     ]
 
     static func parse(_ options: ParsedOptions) throws(UsageError) -> WebhookOptions {
@@ -83,6 +92,9 @@ public struct WebhookOptions: Sendable, Equatable {
             "webhook-retry-delay", default: webhooks.retryDelaySeconds, range: 1...86400)
         webhooks.concurrency = Int(
             try options.int64("webhook-concurrency", default: Int64(webhooks.concurrency), range: 0...64))
+        webhooks.backlogPerStream = Int(
+            try options.int64(
+                "webhook-backlog-per-stream", default: Int64(webhooks.backlogPerStream), range: 1...100_000))
         return webhooks
     }
 

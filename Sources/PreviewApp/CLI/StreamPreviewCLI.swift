@@ -1,6 +1,8 @@
 import Foundation
+import PreviewCore
 
-/// The program: parse, run one command, map failures to exit codes and one stderr line.
+/// The program: parse, run one command, map failures to exit codes and one stderr line (its
+/// text escaped for the terminal: a failure's message may quote a server, a store or a hook).
 public enum StreamPreviewCLI {
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
         // hiredis and libcurl write to sockets; a peer that went away must not kill us.
@@ -24,10 +26,10 @@ public enum StreamPreviewCLI {
                 case .webhooks(let options): return try WebhooksCommand.run(options)
                 }
             } catch let error as AppError {
-                FileHandle.standardError.write(Data("streampreview: \(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("streampreview: \(TerminalText.escaped(error.description))\n".utf8))
                 return error.exitCode
             } catch {
-                FileHandle.standardError.write(Data("streampreview: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("streampreview: \(TerminalText.escaped("\(error)"))\n".utf8))
                 return .failure
             }
         }

@@ -10,7 +10,8 @@ enum SweepCommand {
         let webhookSecrets = try options.webhooks.loadSecrets()
         let store = PreviewStore(
             client: target.client(maxIdle: max(2, options.webhooks.concurrency + 2), commandTimeout: 10),
-            keys: RedisKeys(prefix: options.keyPrefix), webhookEvents: options.webhooks.isConfigured)
+            keys: RedisKeys(prefix: options.keyPrefix), webhookEvents: options.webhooks.isConfigured,
+            webhookOutboxLimit: options.webhooks.backlogPerStream)
         do { try store.ping() } catch {
             throw AppError("cannot reach Redis at \(target): \(error)", exitCode: .unavailable)
         }

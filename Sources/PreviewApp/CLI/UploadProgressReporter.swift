@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 import Synchronization
 
 /// Tells a person how an upload goes, on stderr (stdout carries the published item): a bar
@@ -113,7 +114,7 @@ final class UploadProgressReporter: Sendable {
     }
 
     /// A line of its own (a retry, a stored-earlier note); a bar on screen is cleared first and
-    /// drawn again at the next update.
+    /// drawn again at the next update. The line is escaped for the terminal: it quotes answers.
     func note(_ line: String) {
         guard mode != .none else { return }
         let text = state.withLock { state in
@@ -121,7 +122,7 @@ final class UploadProgressReporter: Sendable {
                 state.barShown = false
                 state.throttle.reset()
             }
-            return (state.barShown ? "\r" + clearToEnd : "") + line + "\n"
+            return (state.barShown ? "\r" + clearToEnd : "") + TerminalText.escaped(line) + "\n"
         }
         write(text)
     }

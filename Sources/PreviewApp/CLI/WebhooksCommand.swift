@@ -39,7 +39,7 @@ enum WebhooksCommand {
                 continue
             }
             replayed += 1
-            print("replayed \(letter.id) event=\(letter.fields[WebhookEvent.Field.id] ?? "")")
+            print("replayed \(letter.id) event=\(LogfmtValue.quoted(letter.fields[WebhookEvent.Field.id] ?? ""))")
         }
         print("replayed=\(replayed) missing=\(missing)")
         return missing == 0 ? .ok : .failure

@@ -280,14 +280,16 @@ enum OpenAPIDocument {
               description: |
                 With Accept naming text/html (a browser, a link previewer): a page with Open Graph and
                 Twitter card tags (og:video, og:image, their type and size) and a player. Otherwise a 302
-                to the clip's signed URL. Cached at most 60 s and never past the URLs it carries.
+                to the clip's signed URL. Cached at most 60 s and never past the URLs it carries, by the
+                client only (Cache-Control private, Vary Accept): the two answers share this URL.
               security: []
               responses:
                 '200':
                   description: The share page.
                   headers:
                     X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
-                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Private'}
+                    Vary: {$ref: '#/components/headers/Vary-Accept'}
                   content:
                     text/html:
                       schema:
@@ -297,7 +299,8 @@ enum OpenAPIDocument {
                   headers:
                     X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
                     Location: {$ref: '#/components/headers/Location'}
-                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Private'}
+                    Vary: {$ref: '#/components/headers/Vary-Accept'}
                 '400': {$ref: '#/components/responses/BadRequest'}
                 '404': {$ref: '#/components/responses/StreamNotLive'}
                 '429': {$ref: '#/components/responses/RateLimited'}
@@ -488,6 +491,20 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 pattern: '^public, max-age=[0-9]+$'
+            Cache-Control-Share-Private:
+              description: >-
+                The client's own cache only, at most 60 s and never past the signed URLs the answer
+                carries: a shared cache that ignores Vary must not hand the page to a player or the
+                redirect to a browser.
+              schema:
+                type: string
+                pattern: '^private, max-age=[0-9]+$'
+            Vary-Accept:
+              description: The answer depends on the request's Accept header.
+              required: true
+              schema:
+                type: string
+                const: Accept
             Location:
               description: Where the redirect goes (a signed object URL).
               required: true

@@ -5,27 +5,26 @@ import PreviewCore
 /// card tags, so the chat shows the preview, and a player; anything else, and the thumbnail
 /// link, a 302 to the object's signed URL. 404 `stream_not_live` when there is no live
 /// preview. Cached no longer than the URLs they carry stay valid, and at most a minute, since a
-/// new preview replaces them.
+/// new preview replaces them; the two answers of `/s/{streamId}` only in the client's own cache.
 struct ShareHandler: Sendable {
     let context: AppContext
 
     func share(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
         let (item, lifetime) = try liveItem(streamId)
         if WireFormat.acceptsHTML(request.headers["Accept"]) {
-            var headers = cacheHeaders(lifetime)
+            var headers = cacheHeaders(lifetime, scope: .byAccept)
             headers.add("Content-Type", "text/html; charset=utf-8")
-            headers.add("Vary", "Accept")
             headers.add("Content-Security-Policy", Self.policy(item))
             headers.add("X-Content-Type-Options", "nosniff")
             headers.add("Referrer-Policy", "no-referrer")
             return HTTPResponse(status: 200, headers: headers, body: .bytes(Array(Self.page(item).utf8)))
         }
-        return redirect(to: item.movieUrl, lifetime: lifetime, varies: true)
+        return redirect(to: item.movieUrl, lifetime: lifetime, scope: .byAccept)
     }
 
     func thumbnail(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
         let (item, lifetime) = try liveItem(streamId)
-        return redirect(to: item.thumbnailUrl, lifetime: lifetime, varies: false)
+        return redirect(to: item.thumbnailUrl, lifetime: lifetime, scope: .shared)
     }
 
     /// The stream's item with URLs minted now, and how many seconds an answer built on them may
@@ -42,24 +41,41 @@ struct ShareHandler: Sendable {
 
     static let maxAgeSeconds: Int64 = 60
 
-    private func cacheHeaders(_ lifetime: Int64) -> HTTPHeaders {
+    /// Who may keep an answer.
+    private enum CacheScope {
+        /// The same answer for every client: any cache.
+        case shared
+        /// The page or the redirect, by `Accept`, under one URL: only the client's own cache,
+        /// which honours `Vary`. A shared cache that ignores `Vary` (many CDNs key on the URL
+        /// alone) would otherwise hand the page to a player or the redirect to a browser.
+        case byAccept
+    }
+
+    private func cacheHeaders(_ lifetime: Int64, scope: CacheScope) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        headers.add("Cache-Control", "public, max-age=\(lifetime)")
+        switch scope {
+        case .shared:
+            headers.add("Cache-Control", "public, max-age=\(lifetime)")
+        case .byAccept:
+            headers.add("Cache-Control", "private, max-age=\(lifetime)")
+            headers.add("Vary", "Accept")
+        }
         return headers
     }
 
-    private func redirect(to url: String, lifetime: Int64, varies: Bool) -> HTTPResponse {
-        var headers = cacheHeaders(lifetime)
+    private func redirect(to url: String, lifetime: Int64, scope: CacheScope) -> HTTPResponse {
+        var headers = cacheHeaders(lifetime, scope: scope)
         headers.add("Location", url)
-        if varies { headers.add("Vary", "Accept") }
         return HTTPResponse(status: 302, headers: headers)
     }
 
+    /// No script, objects from the store's origin only, and never inside another site's frame
+    /// (a page that frames the player could dress it up as its own).
     private static func policy(_ item: FeedItem) -> String {
         let origins = ["'self'"] + [item.movieUrl, item.thumbnailUrl].compactMap(ViewerPageHandler.origin(of:))
         let objects = Array(Set(origins)).sorted().joined(separator: " ")
         return "default-src 'none'; style-src 'self'; img-src \(objects); media-src \(objects); base-uri 'none'; "
-            + "form-action 'none'"
+            + "form-action 'none'; frame-ancestors 'none'"
     }
 
     /// The page: link-preview tags in its head, the clip playing in its body.

@@ -21,6 +21,8 @@ final class WebhookMetrics: Sendable {
     let deadLetters = MetricCounter()
     /// Events this process moved from the outboxes to the delivery streams.
     let relayed = MetricCounter()
+    /// Events full outboxes dropped (their oldest), as this process's relay found them.
+    let dropped = MetricCounter()
     private let backlog = Mutex<PreviewStore.WebhookBacklog?>(nil)
 
     func record(_ outcome: Outcome) {
@@ -44,6 +46,11 @@ final class WebhookMetrics: Sendable {
                 "Webhook deliveries this process gave up on (moved to the dead letters).", deadLetters
             ),
             ("streampreview_webhook_relayed_total", "Events moved from stream outboxes to delivery streams.", relayed),
+            (
+                "streampreview_webhook_events_dropped_total",
+                "Webhook events dropped undelivered: the oldest of a stream whose outbox was full (--webhook-backlog-per-stream).",
+                dropped
+            ),
         ]
         for (name, help, counter) in counters {
             text.family(name, .counter, help: help)
@@ -53,7 +60,8 @@ final class WebhookMetrics: Sendable {
         let gauges: [(String, String, Int64)] = [
             (
                 "streampreview_webhook_backlog",
-                "Webhook deliveries not yet made to this process's URLs (all replicas).",
+                "Webhook deliveries queued for this process's URLs and not yet made (all replicas; at most "
+                    + "\(PreviewStore.webhookDeliveryWindow) per stream and URL, the rest wait in the outboxes).",
                 backlog.undelivered
             ),
             (

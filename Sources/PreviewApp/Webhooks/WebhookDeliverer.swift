@@ -66,7 +66,7 @@ struct WebhookDeliverer: Sendable {
             if (200..<300).contains(response.status) {
                 metrics.record(.delivered)
                 do {
-                    try store.acknowledgeWebhook(delivery)
+                    try store.acknowledgeWebhook(delivery, now: now())
                     return .delivered
                 } catch {
                     Log.warn("webhook_ack_failed", ["event": event.id, "error": "\(error)"])

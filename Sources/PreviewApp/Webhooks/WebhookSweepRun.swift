@@ -4,8 +4,9 @@ import PreviewRedis
 
 /// Webhook delivery in `streampreview sweep`: relay every outbox, then deliver what is due to
 /// each URL (new deliveries and retries whose backoff is over) with the configured concurrency,
-/// until nothing is due or the time is up. Deliveries that fail stay pending for the next run
-/// (or a serve) after their backoff, so a sweep job run on a schedule delivers on its own.
+/// relaying again as answers free the streams' places, until nothing is due or the time is up.
+/// Deliveries that fail stay pending for the next run (or a serve) after their backoff, so a
+/// sweep job run on a schedule delivers on its own.
 struct WebhookSweepRun {
     let setup: WebhookSetup
 
@@ -25,7 +26,7 @@ struct WebhookSweepRun {
     func run(until deadline: ContinuousClock.Instant) throws -> Report {
         var report = Report()
         let timeUp = { ContinuousClock.now >= deadline }
-        report.relayed = try setup.relay.drain(now: setup.deliverer.now, maxPasses: .max, shouldStop: timeUp)
+        report.relayed = try setup.relay.drain(now: setup.deliverer.now, maxPasses: .max, shouldStop: timeUp).events
         let store = setup.deliverer.store
         let concurrency = max(1, setup.concurrency)
         for endpoint in setup.endpoints {
@@ -39,8 +40,15 @@ struct WebhookSweepRun {
                     due += try store.newWebhookDeliveries(
                         endpoint: endpoint.id, consumer: setup.deliverer.consumer, limit: concurrency - due.count)
                 }
-                // Nothing due now and the pending list was scanned to its end.
-                if due.isEmpty && cursor == "-" { break }
+                // Nothing due now and the pending list was scanned to its end: go on only with what
+                // the answers so far let the relay add.
+                if due.isEmpty && cursor == "-" {
+                    let relayed = try setup.relay.drain(
+                        now: setup.deliverer.now, maxPasses: .max, shouldStop: timeUp)
+                    report.relayed += relayed.events
+                    if relayed.deliveries == 0 { break }
+                    continue
+                }
                 let deliverer = setup.deliverer
                 let batch = due
                 let results = BoundedWork.map(count: batch.count, concurrency: concurrency) { index in

@@ -34,7 +34,7 @@ final class WebhookWorker: Sendable {
         let failing = Atomic(false)
         relayThread.start { [self] in
             do {
-                _ = try setup.relay.drain(now: setup.deliverer.now) { relayThread.isStopping }
+                try setup.relay.drain(now: setup.deliverer.now) { relayThread.isStopping }
                 try setup.relay.refreshBacklog()
                 // About every ten minutes.
                 if passes.add(1, ordering: .relaxed).newValue % 600 == 1 { try setup.relay.pruneConsumers() }

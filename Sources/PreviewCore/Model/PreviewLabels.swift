@@ -7,7 +7,9 @@ public enum PreviewLabels {
     public static let maxValueBytes = 256
 
     /// Why `labels` cannot be stored; nil when it can. Keys are 1–64 bytes of `[a-z0-9_.-]`;
-    /// values are at most 256 bytes of UTF-8 without control characters.
+    /// values are at most 256 bytes of UTF-8 without any character `TerminalText.isUnsafe`
+    /// names (controls, line separators, bidirectional overrides): apps show them to viewers,
+    /// and a label that reverses or restyles the text around it is no label.
     public static func problem(_ labels: [String: String]) -> String? {
         guard labels.count <= maxCount else { return "\(labels.count) labels; at most \(maxCount) are kept" }
         for (key, value) in labels.sorted(by: { $0.key < $1.key }) {
@@ -17,8 +19,10 @@ public enum PreviewLabels {
             guard value.utf8.count <= maxValueBytes else {
                 return "\(key) has a value of \(value.utf8.count) bytes; at most \(maxValueBytes) are kept"
             }
-            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                return "\(key) has a control character in its value"
+            if let scalar = value.unicodeScalars.first(where: TerminalText.isUnsafe) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                return "\(key) has a control, line-separator or bidirectional character (\(code)) in its value"
             }
         }
         return nil

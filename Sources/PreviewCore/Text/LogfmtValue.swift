@@ -8,8 +8,9 @@ public enum LogfmtValue {
 
     /// The value as is when it is plain printable ASCII without blanks, quotes or `=`, and not
     /// over `maxBytes`; otherwise quoted, with backslashes and quotes escaped, `\n`, `\r`,
-    /// `\t`, and every other control character (C0, DEL, C1), line or paragraph separator,
-    /// bidirectional control and byte-order mark as `\u` and four hex digits.
+    /// `\t`, and every other character `TerminalText.isUnsafe` names (control characters, line
+    /// or paragraph separators, bidirectional controls, the byte-order mark) as `\u` and four
+    /// hex digits.
     public static func quoted(_ value: String) -> String {
         let length = value.utf8.count
         let plain =
@@ -39,12 +40,8 @@ public enum LogfmtValue {
         case 0x0A: out.append(contentsOf: #"\n"#.utf8)
         case 0x0D: out.append(contentsOf: #"\r"#.utf8)
         case 0x09: out.append(contentsOf: #"\t"#.utf8)
-        case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-            out.append(contentsOf: #"\u"#.utf8)
-            Hex.appendDigits(of: UInt8(scalar.value >> 8), uppercase: false, to: &out)
-            Hex.appendDigits(of: UInt8(scalar.value & 0xFF), uppercase: false, to: &out)
-        default:
-            UTF8.encode(scalar) { out.append($0) }
+        case _ where TerminalText.isUnsafe(scalar): TerminalText.appendEscape(scalar, to: &out)
+        default: UTF8.encode(scalar) { out.append($0) }
         }
     }
 }

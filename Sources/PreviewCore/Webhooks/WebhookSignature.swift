@@ -27,7 +27,8 @@ public struct WebhookSignature: Sendable, Equatable {
         (["t=\(timestamp)"] + signatures.map { "v1=\($0)" }).joined(separator: ",")
     }
 
-    /// Parses a header value; nil when it has no `t=` or no `v1=`. Unknown schemes are skipped.
+    /// Parses a header value; nil when it has no `t=` or no `v1=`. Unknown schemes and empty
+    /// values are skipped.
     public static func parse(_ value: String) -> WebhookSignature? {
         var timestamp: Int64?
         var signatures: [String] = []
@@ -36,18 +37,24 @@ public struct WebhookSignature: Sendable, Equatable {
             guard pair.count == 2 else { continue }
             let name = pair[0].trimmingSpacesAndTabs()
             let field = pair[1].trimmingSpacesAndTabs()
-            if name == "t" { timestamp = Int64(field) } else if name == "v1" { signatures.append(field) }
+            if name == "t" {
+                timestamp = Int64(field)
+            } else if name == "v1", !field.isEmpty {
+                signatures.append(field)
+            }
         }
         guard let timestamp, !signatures.isEmpty else { return nil }
         return WebhookSignature(timestamp: timestamp, signatures: signatures)
     }
 
     /// Whether one `v1` matches `body` under `key` and the timestamp is within `tolerance`
-    /// seconds of `now`; compared in constant time.
+    /// seconds of `now`; compared in constant time. A timestamp whose distance from `now` does
+    /// not fit an `Int64` (a crafted `t=-9223372036854775808`) is refused, never a trap.
     public func verifies(
         body: [UInt8], key: any HMACKey, now: Int64, tolerance: Int64, crypto: any CryptoPrimitives
     ) -> Bool {
-        guard abs(now - timestamp) <= tolerance else { return false }
+        let (distance, overflow) = now.subtractingReportingOverflow(timestamp)
+        guard !overflow, tolerance >= 0, distance.magnitude <= tolerance.magnitude else { return false }
         let expected = Array(Hex.encode(key.authenticate(Self.signedPayload(body: body, timestamp: timestamp))).utf8)
         return signatures.contains { crypto.constantTimeEqual(Array($0.utf8), expected) }
     }

@@ -59,7 +59,7 @@ enum PreviewScripts {
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
     /// thumbnail key, change channel, change message prefix (`FeedChange`), retained-until (the
     /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, webhook
-    /// nonce ("" = no events), then field/value pairs. The new objects count in the stream's retained bytes at their real
+    /// argument ("" = no events), then field/value pairs. The new objects count in the stream's retained bytes at their real
     /// sizes until retained-until; the replaced ones until retire-until.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
@@ -139,7 +139,7 @@ enum PreviewScripts {
     /// KEYS: preview, garbage, version, likers, webhook outbox. ARGV: retire-until, expired-at
     /// ("" = remove whatever is live; otherwise only if the preview's expiresAt <= this time, so
     /// a fresher commit survives), keep-after-end seconds, change channel, change message prefix,
-    /// webhook nonce ("" = no event), now. With webhooks on, the outbox gets `preview.removed`
+    /// webhook argument ("" = no event), now. With webhooks on, the outbox gets `preview.removed`
     /// (reason `ended` without an expired-at, else `expired`).
     /// Returns the removed version, or 0 when nothing was removed.
     static let retire = RedisScript(

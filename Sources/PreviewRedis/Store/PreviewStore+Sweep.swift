@@ -154,7 +154,7 @@ extension PreviewStore {
                             keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id),
                             keys.webhookOutbox(id),
                         ],
-                        args + [String(takenOver.contains(id) ? claimUntil : now), webhookNonce()]
+                        args + [String(takenOver.contains(id) ? claimUntil : now), webhookArgument()]
                     )
                 })
         }
@@ -232,7 +232,7 @@ extension PreviewStore {
                         ],
                         [
                             String(now), String(backoffSeconds), String(maxBackoffSeconds),
-                            String(outcome.deleted.count), webhookNonce(),
+                            String(outcome.deleted.count), webhookArgument(),
                         ] + outcome.deleted + outcome.failed
                     )
                 })
@@ -265,7 +265,7 @@ extension PreviewStore {
                         ],
                         [
                             String(retireUntil), String(now), String(max(1, keepAfterEnd)), keys.feedChanges,
-                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id), webhookNonce(),
+                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id), webhookArgument(),
                             String(now),
                         ]
                     )

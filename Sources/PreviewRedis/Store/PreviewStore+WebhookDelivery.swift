@@ -23,6 +23,14 @@ extension PreviewStore {
         public var attempts: Int64
         /// The entry's fields as stored, for the dead letter.
         public var fields: [String: String]
+
+        /// The stream the event is about, as its queued deliveries are counted ("" if unreadable).
+        var streamId: String { PreviewStore.streamIdText(fields) }
+    }
+
+    /// The stream ID field of a delivery or dead letter, "" when it holds none that reads as one.
+    static func streamIdText(_ fields: [String: String]) -> String {
+        fields[WebhookEvent.Field.streamId].flatMap(StreamID.parse).map(String.init) ?? ""
     }
 
     /// Creates the consumer group of a delivery stream (and the stream) unless it exists. From
@@ -119,12 +127,18 @@ extension PreviewStore {
         return claimed
     }
 
-    /// A delivery the receiver accepted: acknowledged and deleted.
-    public func acknowledgeWebhook(_ delivery: WebhookDelivery) throws {
+    /// A delivery the receiver accepted: acknowledged and deleted, and its place among its
+    /// stream's queued deliveries freed for the relay (`PreviewStore+WebhookRelay`) from `now`.
+    public func acknowledgeWebhook(_ delivery: WebhookDelivery, now: Int64) throws {
         _ = try pool.withConnection { connection in
             try connection.eval(
-                WebhookScripts.acknowledge, keys: [keys.webhookDeliveries(endpoint: delivery.endpoint)],
-                args: [RedisKeys.webhookGroup, delivery.entryId])
+                WebhookScripts.acknowledge,
+                keys: [
+                    keys.webhookDeliveries(endpoint: delivery.endpoint),
+                    keys.webhookQueued(endpoint: delivery.endpoint),
+                    keys.webhookOutboxes,
+                ],
+                args: [RedisKeys.webhookGroup, delivery.entryId, delivery.streamId, String(now)])
         }
     }
 
@@ -142,8 +156,14 @@ extension PreviewStore {
         let moved = try pool.withConnection { connection in
             try connection.eval(
                 WebhookScripts.deadLetter,
-                keys: [keys.webhookDeliveries(endpoint: delivery.endpoint), keys.webhookDeadLetters],
-                args: [RedisKeys.webhookGroup, delivery.entryId, consumer, String(Self.deadLetterLimit)] + pairs)
+                keys: [
+                    keys.webhookDeliveries(endpoint: delivery.endpoint), keys.webhookDeadLetters,
+                    keys.webhookQueued(endpoint: delivery.endpoint), keys.webhookOutboxes,
+                ],
+                args: [
+                    RedisKeys.webhookGroup, delivery.entryId, consumer, String(Self.deadLetterLimit), delivery.streamId,
+                    String(now),
+                ] + pairs)
         }
         return moved.int == 1
     }
@@ -192,8 +212,12 @@ extension PreviewStore {
         try ensureWebhookGroup(endpoint: endpoint)
         let replayed = try pool.withConnection { connection in
             try connection.eval(
-                WebhookScripts.replay, keys: [keys.webhookDeadLetters, keys.webhookDeliveries(endpoint: endpoint)],
-                args: [letter.id] + pairs)
+                WebhookScripts.replay,
+                keys: [
+                    keys.webhookDeadLetters, keys.webhookDeliveries(endpoint: endpoint),
+                    keys.webhookQueued(endpoint: endpoint),
+                ],
+                args: [letter.id, Self.streamIdText(letter.fields)] + pairs)
         }
         return replayed.int == 1
     }

@@ -17,6 +17,12 @@ public final class PreviewStore: Sendable {
     /// Every process that makes changes (each replica, the sweep job) must agree, or the changes
     /// one of them makes go unannounced.
     public let webhookEvents: Bool
+    /// The most events a stream's outbox holds (`--webhook-backlog-per-stream`): a change that
+    /// writes one more drops the oldest first, in the same script.
+    public let webhookOutboxLimit: Int
+    /// The default of `webhookOutboxLimit`: more than a day of events of a stream committing
+    /// every three minutes.
+    public static let defaultWebhookOutboxLimit = 1000
     /// Events that could not be written to the log after their change was made (counted, not
     /// thrown: the change stands, and a viewer who missed it sees it at the next reload).
     let eventFailures = Atomic<Int>(0)
@@ -42,7 +48,8 @@ public final class PreviewStore: Sendable {
 
     public init(
         client: any RedisClient, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false,
+        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit
     ) {
         self.pool = client
         self.keys = keys
@@ -50,16 +57,18 @@ public final class PreviewStore: Sendable {
         self.failpoints = failpoints
         self.eventLogLength = max(1, eventLogLength)
         self.webhookEvents = webhookEvents
+        self.webhookOutboxLimit = max(1, webhookOutboxLimit)
     }
 
     /// A store on one server's pool (`RedisServerClient`).
     public convenience init(
         pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
-        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false
+        failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false,
+        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit
     ) {
         self.init(
             client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints,
-            eventLogLength: eventLogLength, webhookEvents: webhookEvents)
+            eventLogLength: eventLogLength, webhookEvents: webhookEvents, webhookOutboxLimit: webhookOutboxLimit)
     }
 
     /// PING, for readiness.
@@ -165,7 +174,7 @@ public final class PreviewStore: Sendable {
             keys.feedChanges,
             FeedChange.prefix(origin: origin, kind: .published, streamId: id),
             String(Self.retainedUntil(preview, retireUntil: retireUntil, now: now)), String(preview.movieBytes),
-            String(preview.thumbnailBytes), webhookNonce(),
+            String(preview.thumbnailBytes), webhookArgument(),
         ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let before =
@@ -221,7 +230,7 @@ public final class PreviewStore: Sendable {
                 args: [
                     String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)),
                     keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
-                    webhookNonce(), String(now),
+                    webhookArgument(), String(now),
                 ],
                 after: enqueueCommands([(streamId, retireUntil)], now: now) + webhookWriteAhead([streamId], now: now))
             try replicaWait.confirm(on: connection)

@@ -131,7 +131,7 @@ enum SweepScripts {
     /// With webhooks on, a retired preview's `preview.removed` (expired) goes to the outbox.
     /// KEYS: preview, garbage, deleting, version, likers, webhook outbox.
     /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due, webhook
-    /// nonce ("" = no event).
+    /// argument ("" = no event).
     /// Returns {retired version or 0, kept, claimed keys...}.
     static let collect = RedisScript(
         name: "sweepCollect",
@@ -191,7 +191,7 @@ enum SweepScripts {
     /// replaced-objects hash by the commit that replaced it) gets its `preview.removed`
     /// (replaced) in the outbox, and its records go.
     /// KEYS: garbage, deleting, attempts, preview, replaced objects, webhook outbox. ARGV: now,
-    /// base seconds, max seconds, number of deleted keys, webhook nonce ("" = no events), the
+    /// base seconds, max seconds, number of deleted keys, webhook argument ("" = no events), the
     /// deleted keys, then the failed keys.
     /// Returns when the stream needs a look next: the earliest time in either set, or the
     /// live preview's expiry if sooner; -1 when there is nothing to look at. Times are clamped
