@@ -24,7 +24,9 @@ public struct FeedQuery: Sendable, Equatable {
                 query.limit = min(limit, maxLimit)
             case "current":
                 guard let id = StreamID.parse(value) else {
-                    return .failure(.invalid("current", "current must be a positive 64-bit integer in decimal, without leading zeros"))
+                    return .failure(
+                        .invalid(
+                            "current", "current must be a positive 64-bit integer in decimal, without leading zeros"))
                 }
                 query.current = id
             default:
