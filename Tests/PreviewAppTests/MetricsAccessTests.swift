@@ -55,7 +55,7 @@ import Testing
         #expect(guarded.refusal(authorized, crypto: crypto) == nil)
     }
 
-    @Test func aScrapeIsAnsweredOnAWorkerNotOnAnIOThread() {
-        #expect(Router.thread(for: .metrics) == .worker)
+    @Test func aScrapeIsAnsweredOnTheIOThreadLikeHealthzSinceItsPageIsRenderedOnceAPeriod() {
+        #expect(Router.thread(for: .metrics) == .connection)
     }
 }

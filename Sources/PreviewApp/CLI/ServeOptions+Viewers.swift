@@ -8,7 +8,7 @@ extension ServeOptions {
         OptionSpec(
             flag: "events-heartbeat", environment: "STREAMPREVIEW_EVENTS_HEARTBEAT",
             help:
-                "seconds between heartbeat comments on GET /api/feed/events, which keep proxies from closing quiet streams (a client that leaves frees its stream at once, heartbeat or not) (default 15)"
+                "seconds a stream of GET /api/feed/events goes without bytes before it gets a heartbeat comment (between half this and this, drawn per stream, so streams are not all woken at once), which keeps proxies from closing quiet streams; a client that leaves frees its stream at once, heartbeat or not (default 15)"
         ),
         OptionSpec(
             flag: "max-event-streams", environment: "STREAMPREVIEW_MAX_EVENT_STREAMS",

@@ -1,3 +1,4 @@
+import Dispatch
 import PreviewCore
 import Synchronization
 
@@ -29,9 +30,14 @@ final class EventStreamConnection: ResponseStream {
         var newest = FeedEventID.zero
         /// Bytes of the replay not read yet (reserved from `replayBudget`): over the live bound.
         var replayBytesLeft = 0
+        /// When bytes were last queued (`now()`), for `heartbeatIfQuiet`.
+        var lastQueued = EventStreamConnection.now()
     }
 
     let maxPendingBytes: Int
+    /// This stream's share of the heartbeat period, from 0.5 to 1, drawn once: streams opened or
+    /// sent an event together fall out of step, so their heartbeats are spread over half a period.
+    private let heartbeatPhase = Double.random(in: 0.5...1)
     private let state = Mutex(State())
     private let onClosed: @Sendable (EventStreamConnection) -> Void
     /// Where a replay's bytes are reserved (by `FeedEvents`) and given back as they are read.
@@ -67,6 +73,22 @@ final class EventStreamConnection: ResponseStream {
         }
     }
 
+    /// Queues a heartbeat comment when nothing was queued for this stream's share of
+    /// `periodMilliseconds`; false when it did not.
+    @discardableResult
+    func heartbeatIfQuiet(now: Int64, periodMilliseconds: Int64) -> Bool {
+        let quiet = Int64(Double(periodMilliseconds) * heartbeatPhase)
+        return state.withLock { state in
+            guard now - state.lastQueued >= quiet else { return false }
+            return enqueue(ServerSentEvents.heartbeat, into: &state)
+        }
+    }
+
+    /// Monotonic milliseconds, the clock of `heartbeatIfQuiet`.
+    static func now() -> Int64 {
+        Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+    }
+
     /// Holds live events until `endReplay`; none at or before `lastEventID` is sent.
     func beginReplay(after lastEventID: FeedEventID) {
         state.withLock { state in
@@ -98,6 +120,7 @@ final class EventStreamConnection: ResponseStream {
 
     private func enqueue(_ bytes: [UInt8], into state: inout State) -> Bool {
         guard !state.closed, !state.ended, !state.failed else { return false }
+        state.lastQueued = Self.now()
         if state.pendingBytes + bytes.count > maxPendingBytes + state.replayBytesLeft {
             // It does not read: drop what waits and cut the connection off now (MHD would never ask
             // this stream for bytes again while the socket stays full).

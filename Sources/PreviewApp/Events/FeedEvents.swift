@@ -7,13 +7,15 @@ import Synchronization
 /// follows the event log (`PreviewStore.events(after:limit:)`) and sends each new entry to all
 /// of them, rendered once. The thread reads the log when the change channel announces new
 /// entries (`FeedChangeListener` calls `poke()`, for this process's changes and every other
-/// replica's) and at least every `pollSeconds` in case an announcement was lost; it also sends
-/// the heartbeats. A stream resumed with `Last-Event-ID` is replayed from the log first, or
+/// replica's) and at least every `pollSeconds` in case an announcement was lost; at each of those
+/// wake-ups it also sends a heartbeat to the streams that have had nothing for about
+/// `heartbeatSeconds` (`EventStreamConnection.heartbeatIfQuiet`), each on a phase of its own, so
+/// ten thousand streams are not all woken in the same instant. A stream resumed with `Last-Event-ID` is replayed from the log first, or
 /// told to `reset` when the log no longer holds what it missed.
 final class FeedEvents: Sendable {
     struct Settings: Sendable {
-        /// Seconds between heartbeat comments. A client that left is noticed within two: a
-        /// suspended connection is not watched, and the first write after it closed still succeeds.
+        /// Seconds a stream goes without bytes before it is sent a heartbeat comment, which keeps
+        /// proxies from closing it (between half this and this, drawn per stream).
         var heartbeatSeconds = 15.0
         /// Bytes one stream may have waiting before its client is taken as not reading and dropped.
         var maxPendingBytes = 64 * 1024
@@ -208,6 +210,14 @@ final class FeedEvents: Sendable {
         return ServerSentEvents.event(id: id, name: event.name, data: data)
     }
 
+    /// A heartbeat to each stream that has been quiet for its share of `heartbeatSeconds`.
+    private func sendHeartbeats() {
+        let open = streams.withLock { Array($0.values) }
+        let now = EventStreamConnection.now()
+        let period = Int64(settings.heartbeatSeconds * 1000)
+        for stream in open { stream.heartbeatIfQuiet(now: now, periodMilliseconds: period) }
+    }
+
     private func broadcast(_ bytes: [UInt8], id: FeedEventID?) {
         let open = streams.withLock { Array($0.values) }
         for stream in open {
@@ -242,11 +252,11 @@ final class FeedEvents: Sendable {
     private func follow() {
         var last: FeedEventID?
         var failures = 0
-        var nextHeartbeat = Date(timeIntervalSinceNow: settings.heartbeatSeconds)
+        var nextHeartbeats = Date(timeIntervalSinceNow: settings.pollSeconds)
         while true {
             wakeup.lock()
             if !state.withLock({ $0.stopped || $0.poked }) {
-                _ = wakeup.wait(until: min(nextHeartbeat, Date(timeIntervalSinceNow: settings.pollSeconds)))
+                _ = wakeup.wait(until: nextHeartbeats)
             }
             let stopped = state.withLock { state in
                 state.poked = false
@@ -254,9 +264,9 @@ final class FeedEvents: Sendable {
             }
             wakeup.unlock()
             if stopped { return }
-            if Date() >= nextHeartbeat {
-                broadcast(ServerSentEvents.heartbeat, id: nil)
-                nextHeartbeat = Date(timeIntervalSinceNow: settings.heartbeatSeconds)
+            if Date() >= nextHeartbeats {
+                sendHeartbeats()
+                nextHeartbeats = Date(timeIntervalSinceNow: settings.pollSeconds)
             }
             do {
                 // Started at the log's end: a new process sends what happens from now on.

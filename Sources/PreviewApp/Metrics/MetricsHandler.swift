@@ -6,8 +6,9 @@ import PreviewCore
 /// scrape costs no Redis call. The page is rendered at most once per `--metrics-max-age-ms`
 /// (`RenderedPage`, a second by default): rendering every family costs about a millisecond, so a
 /// flood of scrapes would otherwise cost the process far more than the requests it serves; a
-/// scrape within the period gets the same bytes. Who may scrape is `MetricsAccess`'s decision; scrapes are answered on worker threads,
-/// never on the I/O threads that serve the feed.
+/// scrape within the period gets the same bytes. Who may scrape is `MetricsAccess`'s decision. On
+/// the API's port a scrape is answered on its I/O thread like `/healthz` (a render holds one for
+/// about a millisecond, once a period); a dedicated listener answers on its own worker.
 struct MetricsHandler: Sendable {
     let context: AppContext
     let access: MetricsAccess

@@ -103,11 +103,12 @@ struct Router: HTTPResponder {
     static func thread(for route: Route?) -> ResponderThread {
         guard let route else { return .connection }
         switch route {
-        case .health, .ready, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .openAPIDocument,
-            .feedEvents, .viewerPage, .share, .shareThumbnail:
+        // A scrape is answered from the page rendered at most once per --metrics-max-age-ms, so
+        // only that one render (about a millisecond) holds an I/O thread, not each scrape.
+        case .health, .ready, .metrics, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen,
+            .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail:
             return .connection
-        // A scrape renders every metric family: a flood of them must not hold the I/O threads.
-        case .metrics, .commitPreview, .object: return .worker
+        case .commitPreview, .object: return .worker
         }
     }
 
