@@ -896,9 +896,9 @@ enum OpenAPIDocument {
               type: string
               contentMediaType: application/x-protobuf
             Int64:
-              description: A proto3 JSON int64, written as a string of decimal digits.
+              description: A proto3 JSON int64, written as a string of decimal digits without leading zeros.
               type: string
-              pattern: '^-?[0-9]{1,19}$'
+              pattern: '^-?(0|[1-9][0-9]{0,18})$'
             StreamId:
               description: A positive 64-bit stream ID, in decimal in paths and queries.
               type: integer
@@ -906,11 +906,11 @@ enum OpenAPIDocument {
               minimum: 1
               maximum: 9223372036854775807
             StreamIdInput:
-              description: A positive 64-bit stream ID, as a JSON integer or a string of decimal digits.
+              description: A positive 64-bit stream ID, as a JSON integer or a string of decimal digits without leading zeros.
               anyOf:
                 - $ref: '#/components/schemas/StreamId'
                 - type: string
-                  pattern: '^0*[1-9][0-9]{0,17}$'
+                  pattern: '^[1-9][0-9]{0,17}$'
             StreamPreviewPostRequest:
               type: object
               required: [streamId]
@@ -924,7 +924,7 @@ enum OpenAPIDocument {
                       minimum: 0
                       maximum: 10485760
                     - type: string
-                      pattern: '^0*[0-9]{1,7}$'
+                      pattern: '^(0|[1-9][0-9]{0,6})$'
                     - type: 'null'
                 thumbnailBytes:
                   description: Declared thumbnail size; 0, absent or null is not declared.
@@ -933,7 +933,7 @@ enum OpenAPIDocument {
                       minimum: 0
                       maximum: 1048576
                     - type: string
-                      pattern: '^0*[0-9]{1,6}$'
+                      pattern: '^(0|[1-9][0-9]{0,5})$'
                     - type: 'null'
                 movieContentType:
                   description: The clip's type (parameters and case ignored); empty, absent or null is video/mp4.
