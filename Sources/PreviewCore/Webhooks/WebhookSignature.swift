@@ -28,15 +28,17 @@ public struct WebhookSignature: Sendable, Equatable {
     }
 
     /// Parses a header value; nil when it has no `t=` or no `v1=`. Unknown schemes and empty
-    /// values are skipped.
+    /// values are skipped. Split on the bytes `,` and `=`, not on characters: a comma followed by
+    /// a combining mark is one character, which would make the value split differently once
+    /// written again (`headerValue`).
     public static func parse(_ value: String) -> WebhookSignature? {
         var timestamp: Int64?
         var signatures: [String] = []
-        for part in value.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1)
+        for part in value.utf8.split(separator: UInt8(ascii: ",")) {
+            let pair = part.split(separator: UInt8(ascii: "="), maxSplits: 1)
             guard pair.count == 2 else { continue }
-            let name = pair[0].trimmingSpacesAndTabs()
-            let field = pair[1].trimmingSpacesAndTabs()
+            let name = String(decoding: pair[0], as: UTF8.self).trimmingSpacesAndTabs()
+            let field = String(decoding: pair[1], as: UTF8.self).trimmingSpacesAndTabs()
             if name == "t" {
                 timestamp = Int64(field)
             } else if name == "v1", !field.isEmpty {
