@@ -30,6 +30,40 @@ public final class WebhookSink: Sendable {
             public var previousVersion: String?
             public var previousUploadId: String?
             public var reason: String?
+            public var finalFigures: FinalFigures?
+        }
+
+        /// The figures of the version that stopped being live, as a receiver reads them.
+        public struct FinalFigures: Sendable, Equatable, Decodable {
+            public var previewVersion: String
+            public var liveFrom: String
+            public var liveUntil: String
+            public var impressions: String
+            public var plays: String
+            public var likes: String
+            public var opens: String
+            public var shares: String
+            public var distinctImpressions: String
+            public var distinctOpens: String
+            public var openRate: Double
+
+            public init(
+                previewVersion: String, liveFrom: String, liveUntil: String, impressions: String, plays: String,
+                likes: String, opens: String, shares: String, distinctImpressions: String, distinctOpens: String,
+                openRate: Double
+            ) {
+                self.previewVersion = previewVersion
+                self.liveFrom = liveFrom
+                self.liveUntil = liveUntil
+                self.impressions = impressions
+                self.plays = plays
+                self.likes = likes
+                self.opens = opens
+                self.shares = shares
+                self.distinctImpressions = distinctImpressions
+                self.distinctOpens = distinctOpens
+                self.openRate = openRate
+            }
         }
 
         public var id: String

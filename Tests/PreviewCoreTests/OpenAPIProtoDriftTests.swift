@@ -51,6 +51,7 @@ enum OpenAPIDrift {
         case .string: return written == ["string"]
         case .int32: return written == (closed ? ["integer"] : ["integer", "string"])
         case .int64: return written == (closed ? ["string"] : ["integer", "string"])
+        case .double: return written == ["number"]
         case .map, .message: return written == ["object"]
         case .repeated: return written == ["array"]
         case .other: return false
@@ -75,6 +76,7 @@ struct OpenAPIProtoDriftTests {
             messages.map(\.name) == [
                 "StreamPreviewPostRequest", "StreamPreviewPostResponse", "StreamPreviewCommitRequest", "FeedItem",
                 "FeedResponse", "FeedRemovedEvent", "FeedLikesEvent", "LikeResponse", "ErrorResponse",
+                "StreamStatsResponse", "PreviewVersionStats", "WatchUrlRequest",
             ])
         let post = try #require(messages.first { $0.name == "StreamPreviewPostResponse" })
         #expect(post.fields.map(\.jsonName) == post.fields.map(\.name))

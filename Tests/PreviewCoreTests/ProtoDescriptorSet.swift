@@ -15,7 +15,7 @@ struct ProtoFieldShape: Equatable {
     var kind: Kind
 
     enum Kind: Equatable {
-        case bool, string, int32, int64
+        case bool, string, int32, int64, double
         case map
         case repeated(message: String)
         case message(String)
@@ -133,6 +133,7 @@ enum ProtoDescriptorSet {
         case 11 where field.repeated: return .repeated(message: messageName)
         case 11: return .message(messageName)
         case _ where field.repeated: return .other(field.type)
+        case 1: return .double
         case 3: return .int64
         case 5: return .int32
         case 8: return .bool

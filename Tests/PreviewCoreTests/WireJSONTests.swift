@@ -23,8 +23,11 @@ struct WireJSONTests {
         #expect(Self.text(ErrorResponse().jsonBytes()) == #"{"code":"","message":"","requestId":"","target":""}"#)
         #expect(
             Self.text(StreamPreviewPostRequest().jsonBytes()) == """
-                {"movieBytes":"0","movieContentType":"","streamId":"0","thumbnailBytes":"0","thumbnailContentType":""}
+                {"movieBytes":"0","movieContentType":"","streamId":"0","thumbnailBytes":"0","thumbnailContentType":"",\
+                "watchUrl":""}
                 """)
+        #expect(Self.text(StreamStatsResponse().jsonBytes()) == #"{"streamId":"0","versions":[],"watchUrl":""}"#)
+        #expect(Self.text(WatchUrlRequest().jsonBytes()) == #"{"watchUrl":""}"#)
     }
 
     @Test func urlsKeepTheirSlashesAndExtremeInt64sAreExactStrings() {

@@ -72,7 +72,7 @@ enum ServeCommand {
             replicaWait: ReplicaWait(
                 replicas: options.redisWaitReplicas, timeoutMilliseconds: options.redisWaitTimeoutMilliseconds),
             eventLogLength: options.eventsHistory, webhookEvents: options.webhooks.isConfigured,
-            webhookOutboxLimit: options.webhooks.backlogPerStream)
+            webhookOutboxLimit: options.webhooks.backlogPerStream, figures: options.figures.settings)
         let (storage, localStore) = try objectStorage(
             options.storage, data: data, secret: storageSecret, publicBaseURL: options.publicBaseURL,
             grid: options.urlGrid,
@@ -120,6 +120,7 @@ enum ServeCommand {
         let events = FeedEvents.serving(context, settings: eventSettings)
         context.feedEvents = events
         context.servesViewerPage = options.viewerPage
+        context.watchURLSchemes = options.figures.watchURLSchemes
         events.start()
         defer { events.stop() }
         let changes = FeedChangeListener(

@@ -86,6 +86,8 @@ public struct ServeOptions: Sendable, Equatable {
     public var commitHook: CommitHookOptions?
     /// Signed webhooks of publishes, replacements and removals (`--webhook-url`); none by default.
     public var webhooks = WebhookOptions()
+    /// Preview versions' figures and the tracking link's watch URLs.
+    public var figures = FigureOptions()
 
     public init() {}
 
@@ -258,6 +260,7 @@ public struct ServeOptions: Sendable, Equatable {
                     "CIDRs (10.0.0.0/8, fd00::/8), repeatable or comma-separated: when the peer is one of them, the client address (rate limits, request log) is the right-most X-Forwarded-For entry that is not (default: none; X-Forwarded-For ignored)",
                 repeats: true),
         ] + StorageOptions.specs + viewerSpecs + refreshSpecs + commitHookSpecs + webhookSpecs
+        + FigureOptions.serveSpecs
 
     /// Lifetimes the sweeper works with; shared with `sweep`.
     static let lifetimeSpecs = [
@@ -369,6 +372,7 @@ public struct ServeOptions: Sendable, Equatable {
         try parseRefresh(options, into: &serve)
         try parseCommitHook(options, into: &serve)
         try parseWebhooks(options, into: &serve)
+        serve.figures = try FigureOptions.parse(options)
         return serve
     }
 

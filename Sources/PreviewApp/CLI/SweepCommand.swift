@@ -11,7 +11,8 @@ enum SweepCommand {
         let store = PreviewStore(
             client: target.client(maxIdle: max(2, options.webhooks.concurrency + 2), commandTimeout: 10),
             keys: RedisKeys(prefix: options.keyPrefix), webhookEvents: options.webhooks.isConfigured,
-            webhookOutboxLimit: options.webhooks.backlogPerStream)
+            webhookOutboxLimit: options.webhooks.backlogPerStream,
+            figures: FigureSettings(retentionSeconds: options.statsRetentionSeconds))
         do { try store.ping() } catch {
             throw AppError("cannot reach Redis at \(target): \(error)", exitCode: .unavailable)
         }

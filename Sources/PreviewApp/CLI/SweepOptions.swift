@@ -18,6 +18,8 @@ public struct SweepOptions: Sendable, Equatable {
     public var dryRun = false
     /// With URLs: expiries are announced, and the run then delivers what is due (`WebhookSweepRun`).
     public var webhooks = WebhookOptions()
+    /// How long the figures of the versions this run retires are kept (`--stats-retention`).
+    public var statsRetentionSeconds = FigureSettings.defaultRetentionSeconds
 
     public init() {}
 
@@ -50,7 +52,7 @@ public struct SweepOptions: Sendable, Equatable {
                 flag: "dry-run",
                 help: "print what would be expired and deleted; change nothing (--dry-run=false: a real run)",
                 isSwitch: true),
-        ] + StorageOptions.specs + WebhookOptions.specs
+        ] + StorageOptions.specs + WebhookOptions.specs + [FigureOptions.retentionSpec]
 
     static func parse(_ options: ParsedOptions, environment: [String: String]) throws(UsageError) -> SweepOptions {
         var sweep = SweepOptions()
@@ -66,6 +68,7 @@ public struct SweepOptions: Sendable, Equatable {
             try options.int64("batch-streams", default: Int64(sweep.batchStreams), range: 1...100_000))
         sweep.dryRun = try options.bool("dry-run")
         sweep.webhooks = try WebhookOptions.parse(options)
+        sweep.statsRetentionSeconds = try FigureOptions.parseRetention(options)
         return sweep
     }
 

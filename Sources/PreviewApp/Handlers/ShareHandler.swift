@@ -1,17 +1,52 @@
 import PreviewCore
 
 /// `GET /s/{streamId}` and `/s/{streamId}/thumbnail`: links to a live stream that people paste
-/// into chats. A browser (`Accept: text/html`) gets a small page with Open Graph and Twitter
-/// card tags, so the chat shows the preview, and a player; anything else, and the thumbnail
-/// link, a 302 to the object's signed URL. 404 `stream_not_live` when there is no live
-/// preview. Cached no longer than the URLs they carry stay valid, and at most a minute, since a
-/// new preview replaces them; the two answers of `/s/{streamId}` only in the client's own cache.
+/// into chats. `/s/{streamId}` is the stream's tracking link: a viewer's browser following it
+/// (`Accept: text/html`, not a link previewer or crawler by its `User-Agent`), or any client
+/// sending a bearer token (an app), counts an open of the live version (`FigureHandlers`), then
+/// a browser goes on to the stream's watch URL when it has one. Otherwise a browser (and every
+/// link previewer) gets a small page with Open Graph and Twitter card tags, so the chat shows
+/// the preview, and a player; anything else, and the thumbnail link, a 302 to the object's
+/// signed URL. 404 `stream_not_live` when there is no live preview. Answers that counted are
+/// never stored (`no-store`: each follow must reach the server to count); the others are cached
+/// no longer than the URLs they carry stay valid, and at most a minute, since a new preview
+/// replaces them; the two answers of `/s/{streamId}` only in the client's own cache.
 struct ShareHandler: Sendable {
     let context: AppContext
 
     func share(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
+        let browser = WireFormat.acceptsHTML(request.headers["Accept"])
+        if LinkPreviewers.isPreviewer(userAgent: request.headers["User-Agent"]) {
+            if browser { context.metrics.figures.recordPreviewer() }
+            return try answer(request, streamId: streamId, browser: browser)
+        }
+        guard browser || request.headers["Authorization"] != nil else {
+            return try answer(request, streamId: streamId, browser: browser)
+        }
+        let watchURL: String
+        if context.store.figures.enabled {
+            let viewer = context.figureViewer(of: request)
+            guard let counted = try context.store.count(.open, streamId: streamId, viewer: viewer, now: context.now)
+            else { throw notLive(streamId) }
+            context.metrics.figures.record(.open)
+            watchURL = counted.watchURL
+        } else {
+            watchURL = try context.store.watchURL(streamId: streamId)
+        }
+        var response: HTTPResponse
+        if browser, !watchURL.isEmpty {
+            response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", watchURL)]))
+        } else {
+            response = try answer(request, streamId: streamId, browser: browser)
+        }
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    /// The page for a browser, else the redirect to the clip.
+    private func answer(_ request: HTTPRequest, streamId: Int64, browser: Bool) throws -> HTTPResponse {
         let (item, lifetime) = try liveItem(streamId)
-        if WireFormat.acceptsHTML(request.headers["Accept"]) {
+        if browser {
             var headers = cacheHeaders(lifetime, scope: .byAccept)
             headers.add("Content-Type", "text/html; charset=utf-8")
             headers.add("Content-Security-Policy", Self.policy(item))
@@ -32,7 +67,7 @@ struct ShareHandler: Sendable {
     private func liveItem(_ streamId: Int64) throws -> (FeedItem, Int64) {
         let now = context.now
         guard let stream = try context.store.liveStream(streamId: streamId), stream.preview.expiresAt > now else {
-            throw APIError(.streamNotLive, "stream \(streamId) has no live preview", target: "streamId")
+            throw notLive(streamId)
         }
         let item = try context.feedItem(stream, seen: false, liked: false, now: now)
         let urlsValid = context.feedCache.urlGrid.expiry(at: now) - now
@@ -40,6 +75,10 @@ struct ShareHandler: Sendable {
     }
 
     static let maxAgeSeconds: Int64 = 60
+
+    private func notLive(_ streamId: Int64) -> APIError {
+        APIError(.streamNotLive, "stream \(streamId) has no live preview", target: "streamId")
+    }
 
     /// Who may keep an answer.
     private enum CacheScope {

@@ -24,6 +24,7 @@ struct StreamHandlers: Sendable {
             let marked = try context.store.markSeen(
                 streamId: streamId, subject: caller.subject, now: now, ttl: context.seenTTL)
         else { throw notLive(streamId) }
+        if context.store.figures.enabled { context.metrics.figures.record(.impression) }
         context.viewerCache?.seen(subject: caller.subject, streamId: streamId, version: marked.version)
         try trimIfGrown(subject: caller.subject, size: marked.viewerSeen, spare: streamId)
         return WireIO.noContent()

@@ -19,6 +19,7 @@ struct UploadHandlers: Sendable {
             movieContentType: body.movieContentType, thumbnailContentType: body.thumbnailContentType
         ).get()
         try Authenticator.requireOwner(caller, of: spec.streamId)
+        try FigureHandlers.check(body.watchUrl, allowedSchemes: context.watchURLSchemes)
         if let shortfall = context.diskFloor?.shortfall() {
             Log.warn("upload_refused_disk_low", ["stream_id": String(spec.streamId), "reason": shortfall])
             throw APIError(
@@ -38,6 +39,7 @@ struct UploadHandlers: Sendable {
         let thumbnail = try context.storage.uploadTarget(
             key: upload.thumbnailKey, spec: spec.thumbnail, now: now, expiresIn: ttl)
         try record(upload, now: now)
+        if !body.watchUrl.isEmpty { try context.store.setWatchURL(streamId: spec.streamId, body.watchUrl) }
         let response = StreamPreviewPostResponse(
             movieBodyUrl: movie.url, movieThumbnailBodyUrl: thumbnail.url, uploadId: uploadId,
             expiresAt: upload.urlExpiresAt, movieHeaders: movie.headers, thumbnailHeaders: thumbnail.headers,

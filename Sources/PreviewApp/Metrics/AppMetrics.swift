@@ -16,6 +16,8 @@ final class AppMetrics: Sendable {
     let redisGauges = RedisGauges()
     /// The moderation hook's verdicts and failures (`--commit-hook-url`).
     let commitHook = CommitHookMetrics()
+    /// Viewer actions counted in preview versions' figures, by kind.
+    let figures = FigureMetrics()
     /// Connections open on the servers of this process; set once they are listening.
     private let connections = Mutex<(@Sendable () -> Int)?>(nil)
 

@@ -51,6 +51,7 @@ struct MetricsHandler: Sendable {
         context.authenticator.keyRing.render(into: &text)
         metrics.rateLimits.render(into: &text)
         metrics.commitHook.render(into: &text)
+        metrics.figures.render(into: &text)
         if let snapshot = context.feedCache.held {
             text.family("streampreview_live_streams", .gauge, help: "Streams in the feed snapshot this process serves.")
             text.sample("streampreview_live_streams", Int64(snapshot.count))

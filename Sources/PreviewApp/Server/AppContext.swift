@@ -45,6 +45,8 @@ struct AppContext: Sendable {
     var servesViewerPage = true
     /// The moderation hook asked before each publish (`--commit-hook-url`); nil: none.
     var commitHook: CommitHook?
+    /// The schemes besides https a watch URL may have (`--watch-url-schemes`: apps' deep links).
+    var watchURLSchemes: Set<String> = []
 
     /// The client address of a request when `--trusted-proxies` is set (the peer, or what the
     /// trusted proxies say they forwarded); nil without trusted proxies, when the client is the
@@ -55,6 +57,17 @@ struct AppContext: Sendable {
     }
 
     var now: Int64 { nowMilliseconds() / 1000 }
+
+    /// Who a viewer is in the distinct figures: the subject of a valid token, else the client
+    /// address as the rate limiter names it (`RateLimiting.caller`).
+    func figureViewer(of request: HTTPRequest) -> String {
+        if let claims = try? authenticator.optionalCaller(request, now: now) {
+            return PreviewStore.figureViewer(subject: claims.subject)
+        }
+        let client =
+            forwardedClient(peer: request.remoteAddress, headers: request.headers) ?? IPAddress(request.remoteAddress)
+        return RateLimiting.caller(subject: nil, client: client, peer: request.remoteAddress)
+    }
 
     /// A viewer's whole history when this process holds viewer histories (read and kept now if
     /// need be); nil when only Redis can say (the cache is off, or changes are not heard).

@@ -17,6 +17,7 @@ struct Router: HTTPResponder {
     let metrics: MetricsHandler?
     let events: FeedEventsHandler
     let shares: ShareHandler
+    let figures: FigureHandlers
     /// The viewer page; nil with `--no-viewer-page`.
     let viewerPage: ViewerPageHandler?
 
@@ -29,6 +30,7 @@ struct Router: HTTPResponder {
         health = HealthHandlers(context: context)
         events = FeedEventsHandler(events: context.feedEvents)
         shares = ShareHandler(context: context)
+        figures = FigureHandlers(context: context)
         viewerPage = context.servesViewerPage ? ViewerPageHandler(context: context) : nil
         objects = context.localStore.map { store in
             ObjectHandlers(
@@ -77,7 +79,9 @@ struct Router: HTTPResponder {
     /// The routes whose handler starts with `Authenticator.caller`.
     static func needsCaller(_ route: Route) -> Bool {
         switch route {
-        case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen: return true
+        case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen, .reportPlay, .reportShare,
+            .streamStats, .setWatchURL:
+            return true
         case .health, .ready, .metrics, .feed, .object, .openAPIDocument, .feedEvents, .viewerPage, .share,
             .shareThumbnail:
             return false
@@ -106,7 +110,8 @@ struct Router: HTTPResponder {
         // A scrape is answered from the page rendered at most once per --metrics-max-age-ms, so
         // only that one render (about a millisecond) holds an I/O thread, not each scrape.
         case .health, .ready, .metrics, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen,
-            .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail:
+            .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail, .reportPlay, .reportShare,
+            .streamStats, .setWatchURL:
             return .connection
         case .commitPreview, .object: return .worker
         }
@@ -263,6 +268,10 @@ struct Router: HTTPResponder {
         case .like(let id): return try streams.like(request, streamId: id, liked: true)
         case .unlike(let id): return try streams.like(request, streamId: id, liked: false)
         case .markSeen(let id): return try streams.seen(request, streamId: id)
+        case .reportPlay(let id): return try figures.count(.play, request, streamId: id)
+        case .reportShare(let id): return try figures.count(.share, request, streamId: id)
+        case .streamStats(let id): return try figures.stats(request, streamId: id)
+        case .setWatchURL(let id): return try figures.setWatchURL(request, streamId: id)
         case .openAPIDocument: return OpenAPIHandler.document()
         case .feedEvents: return try events.events(request)
         case .viewerPage(let asset):
@@ -314,7 +323,9 @@ struct Router: HTTPResponder {
         switch route {
         case .health, .ready, .metrics, .object, .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail:
             return false
-        case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen: return true
+        case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .reportPlay, .reportShare,
+            .streamStats, .setWatchURL:
+            return true
         }
     }
 

@@ -11,13 +11,22 @@ public enum Route: Sendable, Equatable {
     case like(streamId: Int64)
     case unlike(streamId: Int64)
     case markSeen(streamId: Int64)
+    /// A viewer's client started playing the stream's clip (`POST /api/streams/{streamId}/play`).
+    case reportPlay(streamId: Int64)
+    /// A viewer's client copied or shared the tracking link (`POST /api/streams/{streamId}/share`).
+    case reportShare(streamId: Int64)
+    /// The figures of the stream's preview versions (`GET /api/streams/{streamId}/stats`).
+    case streamStats(streamId: Int64)
+    /// Sets or clears where the tracking link sends browsers (`PUT /api/streams/{streamId}/watch`).
+    case setWatchURL(streamId: Int64)
     /// The API's OpenAPI 3.1 description (`GET /api/openapi.yaml`, proto/openapi.yaml).
     case openAPIDocument
     /// Server-sent events of the live list (`GET /api/feed/events`).
     case feedEvents
     /// The viewer page and its files (`GET /`, `/viewer.js`, `/viewer.css`, `/favicon.ico`).
     case viewerPage(ViewerAsset)
-    /// A share link: a page with link-preview tags for a browser, else a redirect to the clip
+    /// The tracking link: counts an open, then sends a browser to the stream's watch URL (or a
+    /// page with link-preview tags, which link previewers always get), anything else to the clip
     /// (`GET /s/{streamId}`).
     case share(streamId: Int64)
     /// A share link's thumbnail: a redirect (`GET /s/{streamId}/thumbnail`).
@@ -87,6 +96,14 @@ public enum Route: Sendable, Equatable {
             }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "seen":
             return streamID(s[2]).flatMap { only("POST", .markSeen(streamId: $0)) }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "play":
+            return streamID(s[2]).flatMap { only("POST", .reportPlay(streamId: $0)) }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "share":
+            return streamID(s[2]).flatMap { only("POST", .reportShare(streamId: $0)) }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "stats":
+            return streamID(s[2]).flatMap { only("GET", .streamStats(streamId: $0)) }
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "watch":
+            return streamID(s[2]).flatMap { only("PUT", .setWatchURL(streamId: $0)) }
         case let s where s.count == 2 && s[0] == "s":
             return streamID(s[1]).flatMap { only("GET", .share(streamId: $0)) }
         case let s where s.count == 3 && s[0] == "s" && s[2] == "thumbnail":

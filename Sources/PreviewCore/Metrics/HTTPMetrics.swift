@@ -83,6 +83,8 @@ public struct RouteLabel: Sendable, Equatable {
             ("/objects/{key}", "GET"), ("/objects/{key}", "HEAD"), ("/objects/{key}", "PUT"),
             ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"), ("/api/feed/events", "GET"),
             ("/", "GET"), ("/{viewer file}", "GET"), ("/s/{streamId}", "GET"), ("/s/{streamId}/thumbnail", "GET"),
+            ("/api/streams/{streamId}/play", "POST"), ("/api/streams/{streamId}/share", "POST"),
+            ("/api/streams/{streamId}/stats", "GET"), ("/api/streams/{streamId}/watch", "PUT"),
         ] + otherMethods.map { ("other", $0) }
 
     static let otherMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "other"]
@@ -113,6 +115,10 @@ public struct RouteLabel: Sendable, Equatable {
         case .viewerPage: self.init(17)
         case .share: self.init(18)
         case .shareThumbnail: self.init(19)
+        case .reportPlay: self.init(20)
+        case .reportShare: self.init(21)
+        case .streamStats: self.init(22)
+        case .setWatchURL: self.init(23)
         }
     }
 

@@ -43,7 +43,8 @@
 /// upload records and pending sets have TTLs; garbage sets are emptied by the sweeper; a
 /// stream's version counter and likers expire `keepAfterEnd` seconds after its last preview
 /// is removed (a new preview makes them persistent again); a viewer's seen hash and liked set
-/// expire after the viewer's inactivity and are trimmed to live streams as they grow.
+/// expire after the viewer's inactivity and are trimmed to live streams as they grow; a
+/// version's figures expire `--stats-retention` after it stops being live.
 public struct RedisKeys: Sendable, Equatable {
     public let prefix: String
 
@@ -82,6 +83,21 @@ public struct RedisKeys: Sendable, Equatable {
     /// The bytes a stream's objects hold: issued uploads (their signed sizes), the live preview
     /// and replaced objects in their grace (`RetainedScripts`).
     public func retained(_ streamId: Int64) -> RetainedKeys { RetainedKeys(base: "\(prefix):{s:\(streamId)}") }
+
+    /// Sorted set: the preview versions whose figures are kept (member and score: the version),
+    /// at most `--stats-versions`, persistent while the stream is live; it expires
+    /// `--stats-retention` after the stream's last preview is removed. Each member names a hash
+    /// of counts (`figures(_:version:)`, fields in `PreviewFigures`) and two HyperLogLogs of
+    /// distinct viewers (`figures(_:version:distinct:)`), written with no TTL while the version
+    /// is live and given `--stats-retention` when it stops (`FigureScripts`).
+    /// String with a TTL: where the stream's tracking link sends browsers (`WatchURL`); set by
+    /// its streamer, kept `--stats-retention` past the last set or commit.
+    public func watchURL(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:watch" }
+    public func figures(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:figures" }
+    public func figures(_ streamId: Int64, version: Int64) -> String { figures(streamId) + ":\(version)" }
+    public func figures(_ streamId: Int64, version: Int64, distinct suffix: String) -> String {
+        figures(streamId, version: version) + ":" + suffix
+    }
 
     // Per uploader: hash tag {u:<sub>}.
     /// The bytes of the objects of every upload one token subject issued (`RetainedScripts`).

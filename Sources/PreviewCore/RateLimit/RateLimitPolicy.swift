@@ -4,7 +4,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
     case upload
     /// `POST /api/preview/commit`.
     case commit
-    /// Likes, unlikes, seen marks and ends of stream (`DELETE /api/preview/{id}`).
+    /// Likes, unlikes, seen marks, play and share reports, watch URLs and ends of stream
+    /// (`DELETE /api/preview/{id}`).
     case write
     /// `GET /api/feed`.
     case feed
@@ -16,9 +17,9 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
         switch route {
         case .postPreview: self = .upload
         case .commitPreview: self = .commit
-        case .like, .unlike, .markSeen, .deletePreview: self = .write
+        case .like, .unlike, .markSeen, .reportPlay, .reportShare, .setWatchURL, .deletePreview: self = .write
         // An event stream is counted once, when it opens; a share link is an anonymous feed read.
-        case .feed, .feedEvents, .share, .shareThumbnail: self = .feed
+        case .feed, .feedEvents, .share, .shareThumbnail, .streamStats: self = .feed
         case .health, .ready, .metrics, .object, .openAPIDocument, .viewerPage: return nil
         }
     }

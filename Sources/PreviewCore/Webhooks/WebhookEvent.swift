@@ -39,11 +39,14 @@ public struct WebhookEvent: Sendable, Equatable {
     public var previousUploadId: String?
     /// Removed: why.
     public var reason: WebhookRemovalReason?
+    /// Replaced, and removed for an end or expiry: the figures of the version that stopped being
+    /// live (the previous one of a replacement), when it counted any (`PreviewFigures`).
+    public var finalFigures: PreviewFigures?
 
     public init(
         id: String, type: WebhookEventType, createdAt: Int64, streamId: Int64, previewVersion: Int64,
         uploadId: String, expiresAt: Int64? = nil, previousVersion: Int64? = nil, previousUploadId: String? = nil,
-        reason: WebhookRemovalReason? = nil
+        reason: WebhookRemovalReason? = nil, finalFigures: PreviewFigures? = nil
     ) {
         self.id = id
         self.type = type
@@ -55,6 +58,7 @@ public struct WebhookEvent: Sendable, Equatable {
         self.previousVersion = previousVersion
         self.previousUploadId = previousUploadId
         self.reason = reason
+        self.finalFigures = finalFigures
     }
 
     /// The names of the stored fields (the Lua scripts write the same names).
@@ -69,6 +73,8 @@ public struct WebhookEvent: Sendable, Equatable {
         public static let previousVersion = "previousVersion"
         public static let previousUploadId = "previousUploadId"
         public static let reason = "reason"
+        /// The prefix of the final figures' fields (`final.liveFrom`, `final.likes`, ...).
+        public static let finalPrefix = "final."
     }
 
     /// Reads stored fields; nil when a required one is missing or malformed (an entry written by
@@ -87,6 +93,11 @@ public struct WebhookEvent: Sendable, Equatable {
             previousVersion: fields[Field.previousVersion].flatMap { Int64($0) },
             previousUploadId: fields[Field.previousUploadId],
             reason: fields[Field.reason].flatMap(WebhookRemovalReason.init(rawValue:)))
+        var final: [String: String] = [:]
+        for (name, value) in fields where name.hasPrefix(Field.finalPrefix) {
+            final[String(name.dropFirst(Field.finalPrefix.count))] = value
+        }
+        finalFigures = PreviewFigures(previewVersion: previousVersion ?? version, fields: final)
         switch type {
         case .published: guard expiresAt != nil else { return nil }
         case .replaced: guard expiresAt != nil, previousVersion != nil, previousUploadId != nil else { return nil }
@@ -105,6 +116,7 @@ public struct WebhookEvent: Sendable, Equatable {
         if let previousVersion { out.append((Field.previousVersion, String(previousVersion))) }
         if let previousUploadId { out.append((Field.previousUploadId, previousUploadId)) }
         if let reason { out.append((Field.reason, reason.rawValue)) }
+        for (name, value) in finalFigures?.fields ?? [] { out.append((Field.finalPrefix + name, value)) }
         return out
     }
 
@@ -138,6 +150,10 @@ public struct WebhookEvent: Sendable, Equatable {
         if let previousUploadId {
             writer.key("previousUploadId")
             writer.string(previousUploadId)
+        }
+        if let finalFigures {
+            writer.key("finalFigures")
+            finalFigures.write(to: &writer)
         }
         if let reason {
             writer.key("reason")

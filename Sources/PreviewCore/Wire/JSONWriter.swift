@@ -69,6 +69,12 @@ struct JSONWriter {
         hasMember = true
     }
 
+    /// A proto3 JSON `double`: a JSON number (finite values only: the API writes no others).
+    mutating func double(_ value: Double) {
+        bytes.append(contentsOf: (value.isFinite ? value : 0).description.utf8)
+        hasMember = true
+    }
+
     /// A proto3 JSON `int64`: the decimal text as a JSON string.
     mutating func int64String(_ value: Int64) {
         bytes.append(UInt8(ascii: "\""))

@@ -58,6 +58,13 @@ public struct ProtoWriter: Sendable {
         writeVarint(ZigZag.encode(value))
     }
 
+    /// A `double` field (wire type fixed64); 0 is the default, left out (a negative zero is not).
+    public mutating func writeDouble(field: Int, _ value: Double) {
+        guard value.bitPattern != 0 else { return }
+        writeTag(field: field, wireType: .fixed64)
+        writeFixed64(value.bitPattern)
+    }
+
     public mutating func writeBool(field: Int, _ value: Bool) {
         guard value else { return }
         writeTag(field: field, wireType: .varint)

@@ -11,16 +11,20 @@ public struct StreamPreviewPostRequest: Sendable, Equatable {
     public var movieContentType: String
     /// Field 5: empty means the default (image/jpeg).
     public var thumbnailContentType: String
+    /// Field 6: where the stream's tracking link sends browsers (`WatchURL`); empty leaves the
+    /// stream's watch URL as it is.
+    public var watchUrl: String
 
     public init(
         streamId: Int64 = 0, movieBytes: Int64 = 0, thumbnailBytes: Int64 = 0,
-        movieContentType: String = "", thumbnailContentType: String = ""
+        movieContentType: String = "", thumbnailContentType: String = "", watchUrl: String = ""
     ) {
         self.streamId = streamId
         self.movieBytes = movieBytes
         self.thumbnailBytes = thumbnailBytes
         self.movieContentType = movieContentType
         self.thumbnailContentType = thumbnailContentType
+        self.watchUrl = watchUrl
     }
 }
 
@@ -36,6 +40,7 @@ extension StreamPreviewPostRequest: WireMessage {
             case (4, .lengthDelimited): movieContentType = try reader.readString(field, name: "movieContentType")
             case (5, .lengthDelimited):
                 thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
+            case (6, .lengthDelimited): watchUrl = try reader.readString(field, name: "watchUrl")
             default: try reader.skip(field)
             }
         }
@@ -48,6 +53,7 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.writeInt64(field: 3, thumbnailBytes)
         writer.writeString(field: 4, movieContentType)
         writer.writeString(field: 5, thumbnailContentType)
+        writer.writeString(field: 6, watchUrl)
         return writer.bytes
     }
 
@@ -59,7 +65,7 @@ extension StreamPreviewPostRequest: WireMessage {
         self.init(
             streamId: dto.streamId?.value ?? 0, movieBytes: dto.movieBytes?.value ?? 0,
             thumbnailBytes: dto.thumbnailBytes?.value ?? 0, movieContentType: dto.movieContentType ?? "",
-            thumbnailContentType: dto.thumbnailContentType ?? "")
+            thumbnailContentType: dto.thumbnailContentType ?? "", watchUrl: dto.watchUrl ?? "")
     }
 
     public func jsonBytes() -> [UInt8] {
@@ -75,6 +81,8 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.int64String(thumbnailBytes)
         writer.key("thumbnailContentType")
         writer.string(thumbnailContentType)
+        writer.key("watchUrl")
+        writer.string(watchUrl)
         writer.endObject()
         return writer.bytes
     }
@@ -85,7 +93,7 @@ extension StreamPreviewPostRequest: WireMessage {
         DTO(
             streamId: JSONInt64(streamId), movieBytes: JSONInt64(movieBytes),
             thumbnailBytes: JSONInt64(thumbnailBytes), movieContentType: movieContentType,
-            thumbnailContentType: thumbnailContentType)
+            thumbnailContentType: thumbnailContentType, watchUrl: watchUrl)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -95,9 +103,10 @@ extension StreamPreviewPostRequest: WireMessage {
         var thumbnailBytes: JSONInt64?
         var movieContentType: String?
         var thumbnailContentType: String?
+        var watchUrl: String?
 
         enum CodingKeys: String, CodingKey {
-            case streamId, movieBytes, thumbnailBytes, movieContentType, thumbnailContentType
+            case streamId, movieBytes, thumbnailBytes, movieContentType, thumbnailContentType, watchUrl
         }
     }
 }

@@ -55,11 +55,13 @@ enum PreviewScripts {
 
     /// Publishes a verified upload as the stream's new preview version.
     /// KEYS: preview, version, upload, garbage, likers, pending, deleting, retained bytes,
-    /// retained sizes, retained due, webhook outbox, replaced objects.
+    /// retained sizes, retained due, webhook outbox, replaced objects, figures index, watch URL
+    /// (kept for the figure retention from this commit on).
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
     /// thumbnail key, change channel, change message prefix (`FeedChange`), retained-until (the
     /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, webhook
-    /// argument ("" = no events), then field/value pairs. The new objects count in the stream's retained bytes at their real
+    /// argument ("" = no events), figure versions kept (0: figures off), figure retention
+    /// seconds, then field/value pairs. The new objects count in the stream's retained bytes at their real
     /// sizes until retained-until; the replaced ones until retire-until.
     /// Returns {status, likes, hash...}: status "published", "same" (this upload is already the
     /// live preview: an idempotent repeat) or "expired" (the upload is gone, past its commit
@@ -70,9 +72,11 @@ enum PreviewScripts {
     /// the outbox gets `preview.replaced` when a live preview was replaced (whose objects are
     /// then recorded in the replaced-objects hash for their `preview.removed`), else
     /// `preview.published`, after a `preview.removed` (expired) for an expired preview not swept yet.
+    /// The version that was live stops counting figures (`FigureScripts`; its final figures ride
+    /// in its `preview.replaced` or `preview.removed`) and the new one starts.
     static let publish = RedisScript(
         name: "publish",
-        source: RetainedScripts.functions + WebhookScripts.outboxFunction + """
+        source: RetainedScripts.functions + WebhookScripts.outboxFunction + FigureScripts.functions + """
             local current = redis.call('HGET', KEYS[1], 'uploadId')
             if current == ARGV[1] then
               return {'same', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
@@ -101,9 +105,9 @@ enum PreviewScripts {
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[5])
             local stale = redis.call('HKEYS', KEYS[1])
-            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 12))
+            redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 14))
             local fresh = {version = true}
-            for i = 12, #ARGV, 2 do fresh[ARGV[i]] = true end
+            for i = 14, #ARGV, 2 do fresh[ARGV[i]] = true end
             for _, field in ipairs(stale) do
               if not fresh[field] then redis.call('HDEL', KEYS[1], field) end
             end
@@ -113,9 +117,17 @@ enum PreviewScripts {
             local now = tonumber(ARGV[3])
             local expires = redis.call('HGET', KEYS[1], 'expiresAt') or '0'
             local from = previous[2] or ''
+            local final = {}
+            if previous[1] then
+              figures_close(KEYS[13], previous[1], math.min(now, tonumber(previous[3] or '0')), ARGV[13], false)
+              final = figures_final(KEYS[13], previous[1])
+            end
+            figures_open(KEYS[13], version, now, tonumber(ARGV[12]))
+            redis.call('EXPIRE', KEYS[14], ARGV[13])
             if previous[1] and tonumber(previous[3] or '0') > now then
               webhook_event(KEYS[11], ARGV[11], 0, 'preview.replaced', ARGV[3], 'previewVersion', version,
-                'uploadId', ARGV[1], 'expiresAt', expires, 'previousVersion', previous[1], 'previousUploadId', from)
+                'uploadId', ARGV[1], 'expiresAt', expires, 'previousVersion', previous[1], 'previousUploadId', from,
+                unpack(final))
               if ARGV[11] ~= '' and old[1] and old[2] then
                 local owner = previous[1] .. ' ' .. from .. ' '
                 redis.call('HSET', KEYS[12], old[1], owner .. old[2], old[2], owner .. old[1])
@@ -125,7 +137,7 @@ enum PreviewScripts {
               local number = 0
               if previous[1] then
                 number = webhook_event(KEYS[11], ARGV[11], 0, 'preview.removed', ARGV[3], 'previewVersion', previous[1],
-                  'uploadId', from, 'reason', 'expired')
+                  'uploadId', from, 'reason', 'expired', unpack(final))
               end
               webhook_event(KEYS[11], ARGV[11], number, 'preview.published', ARGV[3], 'previewVersion', version,
                 'uploadId', ARGV[1], 'expiresAt', expires)
@@ -136,15 +148,16 @@ enum PreviewScripts {
     /// Removes the live preview (end of stream, or the sweeper finding it expired), moving its
     /// objects to the stream's garbage set for the grace period, and starts the expiry of the
     /// stream's version counter and likers.
-    /// KEYS: preview, garbage, version, likers, webhook outbox. ARGV: retire-until, expired-at
-    /// ("" = remove whatever is live; otherwise only if the preview's expiresAt <= this time, so
-    /// a fresher commit survives), keep-after-end seconds, change channel, change message prefix,
-    /// webhook argument ("" = no event), now. With webhooks on, the outbox gets `preview.removed`
-    /// (reason `ended` without an expired-at, else `expired`).
+    /// KEYS: preview, garbage, version, likers, webhook outbox, figures index. ARGV: retire-until,
+    /// expired-at ("" = remove whatever is live; otherwise only if the preview's expiresAt <= this
+    /// time, so a fresher commit survives), keep-after-end seconds, change channel, change message
+    /// prefix, webhook argument ("" = no event), now, figure retention seconds. With webhooks on,
+    /// the outbox gets `preview.removed` (reason `ended` without an expired-at, else `expired`)
+    /// with the version's final figures; the figures expire after the retention.
     /// Returns the removed version, or 0 when nothing was removed.
     static let retire = RedisScript(
         name: "retire",
-        source: WebhookScripts.outboxFunction + """
+        source: WebhookScripts.outboxFunction + FigureScripts.functions + """
             local fields = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey', 'uploadId')
             if not fields[1] then return 0 end
             if ARGV[2] ~= '' and tonumber(fields[2] or '0') > tonumber(ARGV[2]) then return 0 end
@@ -155,18 +168,21 @@ enum PreviewScripts {
             redis.call('EXPIRE', KEYS[3], ARGV[3])
             redis.call('EXPIRE', KEYS[4], ARGV[3])
             redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. fields[1])
+            figures_close(KEYS[6], fields[1], math.min(tonumber(ARGV[7]), tonumber(fields[2] or '0')), ARGV[8], true)
             webhook_event(KEYS[5], ARGV[6], 0, 'preview.removed', ARGV[7], 'previewVersion', fields[1],
-              'uploadId', fields[5] or '', 'reason', ARGV[2] == '' and 'ended' or 'expired')
+              'uploadId', fields[5] or '', 'reason', ARGV[2] == '' and 'ended' or 'expired',
+              unpack(figures_final(KEYS[6], fields[1])))
             return tonumber(fields[1])
             """)
 
-    /// Likes or unlikes a live stream. KEYS: preview, likers. ARGV: subject, "1" like / "0"
-    /// unlike, now, change channel, change message prefix. Returns {likes, version, sequence}
+    /// Likes or unlikes a live stream. KEYS: preview, likers, figures index. ARGV: subject, "1"
+    /// like / "0" unlike, now, change channel, change message prefix. A like that changed the
+    /// likers counts in the version's figures. Returns {likes, version, sequence}
     /// (a `LikeCount`: each change of this version's likers is numbered in the preview's
     /// `likeSeq` field), or -1 when the stream has no live preview.
     static let like = RedisScript(
         name: "like",
-        source: """
+        source: FigureScripts.functions + """
             local fields = redis.call('HMGET', KEYS[1], 'expiresAt', 'version', 'likeSeq')
             if not fields[1] or tonumber(fields[1]) <= tonumber(ARGV[3]) then return -1 end
             local count = redis.call('SCARD', KEYS[2])
@@ -174,6 +190,7 @@ enum PreviewScripts {
             if ARGV[2] == '1' then
               changed = redis.call('SADD', KEYS[2], ARGV[1])
               count = count + changed
+              if changed == 1 then figures_count(KEYS[3], fields[2], 'likes', '', '') end
             else
               changed = redis.call('SREM', KEYS[2], ARGV[1])
               count = count - changed

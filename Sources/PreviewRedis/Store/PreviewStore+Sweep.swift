@@ -152,9 +152,12 @@ extension PreviewStore {
                     (
                         [
                             keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id),
-                            keys.webhookOutbox(id),
+                            keys.webhookOutbox(id), keys.figures(id),
                         ],
-                        args + [String(takenOver.contains(id) ? claimUntil : now), webhookArgument()]
+                        args + [
+                            String(takenOver.contains(id) ? claimUntil : now), webhookArgument(),
+                            String(figures.retentionSeconds),
+                        ]
                     )
                 })
         }
@@ -258,17 +261,8 @@ extension PreviewStore {
             try connection.evalPipeline(
                 PreviewScripts.retire,
                 calls: streamIds.map { id in
-                    (
-                        [
-                            keys.preview(id), keys.garbage(id), keys.version(id), keys.likers(id),
-                            keys.webhookOutbox(id),
-                        ],
-                        [
-                            String(retireUntil), String(now), String(max(1, keepAfterEnd)), keys.feedChanges,
-                            FeedChange.prefix(origin: origin, kind: .removed, streamId: id), webhookArgument(),
-                            String(now),
-                        ]
-                    )
+                    retireCall(
+                        streamId: id, retireUntil: retireUntil, expiredAt: now, keepAfterEnd: keepAfterEnd, now: now)
                 })
         }
         try Self.check(replies)

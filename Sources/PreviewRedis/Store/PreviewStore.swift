@@ -23,6 +23,8 @@ public final class PreviewStore: Sendable {
     /// The default of `webhookOutboxLimit`: more than a day of events of a stream committing
     /// every three minutes.
     public static let defaultWebhookOutboxLimit = 1000
+    /// Whether versions count figures, and how long they are kept (`FigureScripts`).
+    public let figures: FigureSettings
     /// Events that could not be written to the log after their change was made (counted, not
     /// thrown: the change stands, and a viewer who missed it sees it at the next reload).
     let eventFailures = Atomic<Int>(0)
@@ -49,8 +51,9 @@ public final class PreviewStore: Sendable {
     public init(
         client: any RedisClient, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
         failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false,
-        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit
+        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit, figures: FigureSettings = FigureSettings()
     ) {
+        self.figures = figures
         self.pool = client
         self.keys = keys
         self.replicaWait = replicaWait
@@ -64,11 +67,12 @@ public final class PreviewStore: Sendable {
     public convenience init(
         pool: RedisPool, keys: RedisKeys, replicaWait: ReplicaWait = ReplicaWait(),
         failpoints: Failpoints = Failpoints(), eventLogLength: Int = 10_000, webhookEvents: Bool = false,
-        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit
+        webhookOutboxLimit: Int = PreviewStore.defaultWebhookOutboxLimit, figures: FigureSettings = FigureSettings()
     ) {
         self.init(
             client: RedisServerClient(pool: pool), keys: keys, replicaWait: replicaWait, failpoints: failpoints,
-            eventLogLength: eventLogLength, webhookEvents: webhookEvents, webhookOutboxLimit: webhookOutboxLimit)
+            eventLogLength: eventLogLength, webhookEvents: webhookEvents, webhookOutboxLimit: webhookOutboxLimit,
+            figures: figures)
     }
 
     /// PING, for readiness.
@@ -174,7 +178,7 @@ public final class PreviewStore: Sendable {
             keys.feedChanges,
             FeedChange.prefix(origin: origin, kind: .published, streamId: id),
             String(Self.retainedUntil(preview, retireUntil: retireUntil, now: now)), String(preview.movieBytes),
-            String(preview.thumbnailBytes), webhookArgument(),
+            String(preview.thumbnailBytes), webhookArgument(), figures.keptArgument, String(figures.retentionSeconds),
         ]
         for (field, value) in preview.fieldsWithoutVersion { args += [field, value] }
         let before =
@@ -187,7 +191,9 @@ public final class PreviewStore: Sendable {
                 keys: [
                     keys.preview(id), keys.version(id), keys.upload(id, preview.uploadId), keys.garbage(id),
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
-                ] + keys.retained(id).all + [keys.webhookOutbox(id), keys.replacedObjects(id)],
+                ] + keys.retained(id).all + [
+                    keys.webhookOutbox(id), keys.replacedObjects(id), keys.figures(id), keys.watchURL(id),
+                ],
                 args: args, after: before)
             try replicaWait.confirm(on: connection)
             return reply
@@ -221,17 +227,11 @@ public final class PreviewStore: Sendable {
         streamId: Int64, retireUntil: Int64, keepAfterEnd: Int64, now: Int64, onlyIfExpiredAt: Int64? = nil
     ) throws -> Int64? {
         let removed = try pool.withConnection { connection in
+            let call = retireCall(
+                streamId: streamId, retireUntil: retireUntil, expiredAt: onlyIfExpiredAt, keepAfterEnd: keepAfterEnd,
+                now: now)
             let removed = try connection.eval(
-                PreviewScripts.retire,
-                keys: [
-                    keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId),
-                    keys.webhookOutbox(streamId),
-                ],
-                args: [
-                    String(retireUntil), onlyIfExpiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)),
-                    keys.feedChanges, FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId),
-                    webhookArgument(), String(now),
-                ],
+                PreviewScripts.retire, keys: call.keys, args: call.args,
                 after: enqueueCommands([(streamId, retireUntil)], now: now) + webhookWriteAhead([streamId], now: now))
             try replicaWait.confirm(on: connection)
             return removed
@@ -240,6 +240,23 @@ public final class PreviewStore: Sendable {
         guard let version = removed.int, version > 0 else { return nil }
         recordEvents([.removed(streamId: streamId, version: version)])
         return version
+    }
+
+    /// The keys and arguments of `PreviewScripts.retire` for one stream.
+    func retireCall(streamId: Int64, retireUntil: Int64, expiredAt: Int64?, keepAfterEnd: Int64, now: Int64) -> (
+        keys: [String], args: [String]
+    ) {
+        (
+            [
+                keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId),
+                keys.webhookOutbox(streamId), keys.figures(streamId),
+            ],
+            [
+                String(retireUntil), expiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)), keys.feedChanges,
+                FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId), webhookArgument(), String(now),
+                String(figures.retentionSeconds),
+            ]
+        )
     }
 
     /// Drops a stream from the feed index unless it has a preview again: remove first, then
@@ -356,7 +373,7 @@ public final class PreviewStore: Sendable {
     )? {
         let reply = try pool.withConnection { connection in
             let reply = try connection.eval(
-                PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId)],
+                PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId), keys.figures(streamId)],
                 args: [
                     subject, like ? "1" : "0", String(now), keys.feedChanges,
                     FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),
@@ -391,17 +408,18 @@ public final class PreviewStore: Sendable {
         return (count, Int(replies[2].int ?? 0))
     }
 
-    /// Marks the live preview version of a stream seen by `subject`; the viewer's seen hash
+    /// Marks the live preview version of a stream seen by `subject`, counted as an impression of
+    /// it (`count`, in the same round trip as the read); the viewer's seen hash
     /// lives `ttl` seconds past the last mark. Returns the version marked and the number of
     /// streams in that hash, or nil when the stream has no live preview.
     public func markSeen(streamId: Int64, subject: String, now: Int64, ttl: Int64) throws -> (
         version: Int64, viewerSeen: Int
     )? {
         try pool.withConnection { connection in
-            let fields = try connection.command(
-                ["HMGET", keys.preview(streamId), PreviewRecord.Field.version, PreviewRecord.Field.expiresAt])
-            guard let values = fields.array, values.count == 2, let version = values[0].int,
-                let expiresAt = values[1].int, expiresAt > now
+            guard
+                let version = try count(
+                    .impression, streamId: streamId, viewer: Self.figureViewer(subject: subject), now: now,
+                    on: connection)?.version
             else { return nil }
             let replies = try connection.pipeline([
                 ["HSET", keys.seen(subject), String(streamId), String(version)],

@@ -128,14 +128,15 @@ enum SweepScripts {
     /// keys are claimed until claim-until; "due" for the deleting set means by claim-due, which
     /// is now, or claim-until for a stream taken over from a dead sweeper (whose claims ran to at
     /// most its now plus the claim time; a key in delete backoff may so be retried early, once).
-    /// With webhooks on, a retired preview's `preview.removed` (expired) goes to the outbox.
-    /// KEYS: preview, garbage, deleting, version, likers, webhook outbox.
+    /// With webhooks on, a retired preview's `preview.removed` (expired) goes to the outbox, with
+    /// its final figures, which then expire after the retention (`FigureScripts`).
+    /// KEYS: preview, garbage, deleting, version, likers, webhook outbox, figures index.
     /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due, webhook
-    /// argument ("" = no event).
+    /// argument ("" = no event), figure retention seconds.
     /// Returns {retired version or 0, kept, claimed keys...}.
     static let collect = RedisScript(
         name: "sweepCollect",
-        source: WebhookScripts.outboxFunction + """
+        source: WebhookScripts.outboxFunction + FigureScripts.functions + """
             local now = tonumber(ARGV[1])
             local limit = tonumber(ARGV[2])
             local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt', 'movieKey', 'thumbnailKey', 'uploadId')
@@ -148,8 +149,9 @@ enum SweepScripts {
               redis.call('EXPIRE', KEYS[4], ARGV[5])
               redis.call('EXPIRE', KEYS[5], ARGV[5])
               retired = tonumber(live[1])
+              figures_close(KEYS[7], live[1], tonumber(live[2] or '0'), ARGV[8], true)
               webhook_event(KEYS[6], ARGV[7], 0, 'preview.removed', ARGV[1], 'previewVersion', live[1],
-                'uploadId', live[5] or '', 'reason', 'expired')
+                'uploadId', live[5] or '', 'reason', 'expired', unpack(figures_final(KEYS[7], live[1])))
               live = {}
             end
             local kept = 0

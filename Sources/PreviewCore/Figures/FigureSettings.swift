@@ -1,0 +1,26 @@
+/// Whether and for how long preview versions' figures are kept (`--stats`, `--stats-retention`,
+/// `--stats-versions`). Every process that changes previews (each serve replica, the sweep job)
+/// should agree on the retention: whichever closes a version sets how long its figures stay.
+public struct FigureSettings: Sendable, Equatable {
+    /// Off: no version starts counting, the stats route answers 404, nothing is written.
+    public var enabled: Bool
+    /// Seconds a version's figures stay after it stops being live.
+    public var retentionSeconds: Int64
+    /// The most versions of one stream whose figures are kept (the oldest go first).
+    public var versionsKept: Int
+
+    public static let defaultRetentionSeconds: Int64 = 7 * 86_400
+    public static let defaultVersionsKept = 100
+
+    public init(
+        enabled: Bool = true, retentionSeconds: Int64 = Self.defaultRetentionSeconds,
+        versionsKept: Int = Self.defaultVersionsKept
+    ) {
+        self.enabled = enabled
+        self.retentionSeconds = max(60, retentionSeconds)
+        self.versionsKept = max(1, versionsKept)
+    }
+
+    /// The publish script's "versions kept" argument: 0 when off, so no version starts counting.
+    public var keptArgument: String { enabled ? String(versionsKept) : "0" }
+}

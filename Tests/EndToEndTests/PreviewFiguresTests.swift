@@ -1,0 +1,227 @@
+import Foundation
+import PreviewCore
+import PreviewCrypto
+import PreviewTestSupport
+import Testing
+
+/// Figures per preview version, end to end: viewers' seen marks, plays, likes, shares and
+/// tracking link follows counted against the live version, read back by the stream's owner, and
+/// the replaced version's final figures in its webhook.
+@Suite("Figures: tracking links and per-version stats", .serialized)
+struct PreviewFiguresTests {
+    static let browser = [
+        ("Accept", "text/html,application/xhtml+xml"),
+        ("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148"),
+    ]
+    static let previewer = [
+        ("Accept", "text/html"),
+        ("User-Agent", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"),
+    ]
+
+    @Test(
+        "50 viewers shown a preview, 20 play it, 5 open it through the tracking link (2 twice), a link previewer fetches it, the preview is replaced: the stats route and the replaced version's webhook report exactly that"
+    )
+    func story() throws {
+        let secret = try WebhookDeliveryTests.Secret()
+        let sink = try WebhookSink(secret: secret.bytes, crypto: OpenSSLCrypto()) { _, _ in .accept }
+        defer { sink.stop() }
+        let service = try ServiceProcess(
+            arguments: WebhookDeliveryTests.webhookArguments(sink, secret))
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        try api.publish(streamId: 42, token: sam)
+        let watch = "https://watch.example.com/live/42?from=preview"
+        let set = try api.send(
+            "PUT", "/api/streams/42/watch", headers: [("Content-Type", "application/json")],
+            body: Array(#"{"watchUrl":"\#(watch)"}"#.utf8), token: sam)
+        #expect(set.status == 204, "\(set.text)")
+
+        let viewers = try (0..<50).map { try service.token(sub: "viewer-\($0)", role: "viewer") }
+        for viewer in viewers {
+            #expect(try api.send("POST", "/api/streams/42/seen", token: viewer).status == 204)
+        }
+        for viewer in viewers.prefix(20) {
+            #expect(try api.send("POST", "/api/streams/42/play", token: viewer).status == 204)
+        }
+        for (index, viewer) in viewers.prefix(5).enumerated() {
+            for _ in 0..<(index < 2 ? 2 : 1) {
+                let open = try api.send("GET", "/s/42", headers: Self.browser, token: viewer)
+                #expect(open.status == 302)
+                #expect(open.headers["Location"] == watch)
+                #expect(open.headers["Cache-Control"] == "no-store")
+            }
+        }
+        let preview = try api.send("GET", "/s/42", headers: Self.previewer)
+        #expect(preview.status == 200)
+        #expect(preview.text.contains("og:video"))
+        // A like repeated by the same viewer changes nothing, so counts once.
+        for viewer in [viewers[0], viewers[0], viewers[1], viewers[2]] {
+            #expect(try api.send("POST", "/api/streams/42/like", token: viewer).status == 200)
+        }
+        #expect(try api.send("POST", "/api/streams/42/share", token: viewers[3]).status == 204)
+
+        let live = try #require(try stats(api, token: sam).versions.first)
+        let expected = PreviewFigures(
+            previewVersion: 1, liveFrom: live.liveFrom, impressions: 70, plays: 20, likes: 3, opens: 7, shares: 1,
+            distinctImpressions: 50, distinctOpens: 5)
+        #expect(live == expected)
+        #expect(live.openRate == 7.0 / 50.0)
+
+        try api.publish(streamId: 42, token: sam)
+        let after = try stats(api, token: sam)
+        #expect(after.watchUrl == watch)
+        #expect(after.versions.map(\.previewVersion) == [2, 1])
+        #expect(after.versions[0].liveUntil == nil && after.versions[0].impressions == 0)
+        let closed = after.versions[1]
+        let liveUntil = try #require(closed.liveUntil)
+        #expect(liveUntil >= live.liveFrom)
+        var closedExpected = expected
+        closedExpected.liveUntil = liveUntil
+        #expect(closed == closedExpected)
+
+        let replaced = try #require(try awaitEvent(sink, type: "preview.replaced"))
+        let final = try #require(replaced.data.finalFigures)
+        #expect(
+            final
+                == WebhookSink.Event.FinalFigures(
+                    previewVersion: "1", liveFrom: String(live.liveFrom), liveUntil: String(liveUntil),
+                    impressions: "70", plays: "20", likes: "3", opens: "7", shares: "1", distinctImpressions: "50",
+                    distinctOpens: "5", openRate: 0.14))
+
+        let metrics = try api.send("GET", "/metrics").text
+        for line in [
+            #"streampreview_figures_counted_total{kind="impressions"} 70"#,
+            #"streampreview_figures_counted_total{kind="plays"} 20"#,
+            #"streampreview_figures_counted_total{kind="opens"} 7"#,
+            #"streampreview_figures_counted_total{kind="shares"} 1"#,
+            "streampreview_tracking_link_previewers_total 1",
+        ] {
+            #expect(metrics.contains(line + "\n"), "\(line)")
+        }
+    }
+
+    @Test("Only the stream's owner and admins read its figures: a viewer 403, another streamer 403, no token 401")
+    func owners() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        try api.publish(streamId: 42, token: sam)
+        expectError(
+            try api.send("GET", "/api/streams/42/stats", token: try service.token(sub: "ann", role: "viewer")),
+            status: 403, code: "forbidden")
+        expectError(
+            try api.send(
+                "GET", "/api/streams/42/stats", token: try service.token(sub: "oli", role: "streamer", streams: [7])),
+            status: 403, code: "forbidden", target: "streamId")
+        expectError(try api.send("GET", "/api/streams/42/stats"), status: 401, code: "unauthenticated")
+        let admin = try stats(api, token: try service.token(sub: "root", role: "admin"))
+        #expect(admin.versions.map(\.previewVersion) == [1])
+        let proto = try api.send(
+            "GET", "/api/streams/42/stats", headers: [("Accept", "application/x-protobuf")], token: sam)
+        #expect(proto.status == 200)
+        #expect(try proto.protobuf(StreamStatsResponse.self) == (try stats(api, token: sam)))
+    }
+
+    @Test(
+        "Watch URLs: https or a listed app scheme is stored, javascript:, a user part, plain http and overlong ones are 400 invalid_argument with nothing stored; without one a browser gets the page"
+    )
+    func watchURLs() throws {
+        let service = try ServiceProcess(arguments: ["--watch-url-schemes", "myapp"])
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        try api.publish(streamId: 42, token: sam)
+        let page = try api.send("GET", "/s/42", headers: Self.browser)
+        #expect(page.status == 200)
+        #expect(page.headers["Cache-Control"] == "no-store")
+        func put(_ url: String) throws -> Reply {
+            try api.send(
+                "PUT", "/api/streams/42/watch", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"watchUrl":"\#(url)"}"#.utf8), token: sam)
+        }
+        for bad in [
+            "javascript:alert(1)", "https://evil@watch.example.com/", "http://watch.example.com/", "https:///x",
+            "https://watch.example.com/" + String(repeating: "a", count: 2048), "myapp", "data:text/html,hi",
+        ] {
+            expectError(try put(bad), status: 400, code: "invalid_argument", target: "watchUrl")
+        }
+        #expect(try api.send("GET", "/s/42", headers: Self.browser).status == 200, "nothing stored")
+        #expect(try put("myapp://stream/42").status == 204)
+        #expect(try api.send("GET", "/s/42", headers: Self.browser).headers["Location"] == "myapp://stream/42")
+        // The upload request sets it too; an empty one leaves it.
+        let issued = try api.requestUpload(
+            StreamPreviewPostRequest(streamId: 42, watchUrl: "https://watch.example.com/42"), token: sam)
+        #expect(issued.status == 200, "\(issued.text)")
+        #expect(try stats(api, token: sam).watchUrl == "https://watch.example.com/42")
+        let refused = try api.requestUpload(StreamPreviewPostRequest(streamId: 42, watchUrl: "ftp://x/"), token: sam)
+        expectError(refused, status: 400, code: "invalid_argument", target: "watchUrl")
+        #expect(try put("").status == 204)
+        #expect(try stats(api, token: sam).watchUrl == "")
+        let viewer = try service.token(sub: "ann", role: "viewer")
+        expectError(
+            try api.send(
+                "PUT", "/api/streams/42/watch", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"watchUrl":""}"#.utf8), token: viewer), status: 403, code: "forbidden")
+    }
+
+    @Test(
+        "A version's figures have no TTL while live and the retention once replaced or ended; --no-stats counts nothing and the stats route is 404"
+    )
+    func retention() throws {
+        let service = try ServiceProcess(arguments: ["--stats-retention", "600"])
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let redis = RedisProbe(serveDataDirectory: service.dataDirectory)
+        try api.publish(streamId: 42, token: sam)
+        let key = "sp:{s:42}:figures:1"
+        #expect(try redis.integer(["TTL", key]) == -1)
+        #expect(try redis.integer(["TTL", key + ":impressions"]) == -1)
+        try api.publish(streamId: 42, token: sam)
+        for suffix in ["", ":impressions", ":opens"] {
+            let ttl = try redis.integer(["TTL", key + suffix])
+            #expect(ttl > 590 && ttl <= 600, "\(suffix): \(ttl)")
+        }
+        #expect(try api.send("DELETE", "/api/preview/42", token: sam).status == 204)
+        #expect(try redis.integer(["TTL", "sp:{s:42}:figures:2"]) > 590)
+        #expect(try redis.integer(["TTL", "sp:{s:42}:figures"]) > 590)
+
+        let off = try ServiceProcess(arguments: ["--no-stats"])
+        let offAPI = try APIClient(off)
+        let owner = try off.token(sub: "sam", role: "streamer", streams: [42])
+        try offAPI.publish(streamId: 42, token: owner)
+        let viewer = try off.token(sub: "ann", role: "viewer")
+        #expect(try offAPI.send("POST", "/api/streams/42/seen", token: viewer).status == 204)
+        expectError(try offAPI.send("GET", "/api/streams/42/stats", token: owner), status: 404, code: "not_found")
+        let offRedis = RedisProbe(serveDataDirectory: off.dataDirectory)
+        #expect(try offRedis.strings(["KEYS", "sp:{s:42}:figures*"]) == [])
+    }
+
+    @Test("Plays, shares and opens of a stream without a live preview are 404 stream_not_live and count nothing")
+    func notLive() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let ann = try service.token(sub: "ann", role: "viewer")
+        for path in ["play", "share"] {
+            expectError(
+                try api.send("POST", "/api/streams/777/\(path)", token: ann), status: 404, code: "stream_not_live",
+                target: "streamId")
+        }
+        expectError(
+            try api.send("GET", "/s/777", headers: Self.browser), status: 404, code: "stream_not_live",
+            target: "streamId")
+    }
+
+    private func stats(_ api: APIClient, token: String) throws -> StreamStatsResponse {
+        let reply = try api.send("GET", "/api/streams/42/stats", token: token)
+        try #require(reply.status == 200, "stats: \(reply.status) \(reply.text)")
+        return try reply.json(StreamStatsResponse.self)
+    }
+
+    private func awaitEvent(_ sink: WebhookSink, type: String) throws -> WebhookSink.Event? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let event = sink.events.first(where: { $0.type == type }) { return event }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+}
