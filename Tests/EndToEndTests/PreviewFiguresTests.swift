@@ -225,3 +225,30 @@ struct PreviewFiguresTests {
         return nil
     }
 }
+
+extension PreviewFiguresTests {
+    @Test(
+        "Feed items carry the tracking link and a download link: the clip's bytes with Content-Disposition attachment and a file name, signed, so a changed disposition is refused"
+    )
+    func feedLinks() throws {
+        let service = try ServiceProcess()
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
+        let movie = TestMedia.mp4()
+        try api.publish(streamId: 42, token: sam, movie: movie)
+        let item = try #require(try api.feedItems().first)
+        #expect(item.shareUrl == service.baseURL + "/s/42")
+        let saved = try api.send("GET", item.downloadUrl)
+        #expect(saved.status == 200)
+        #expect(saved.body == movie)
+        #expect(saved.headers["Content-Disposition"] == #"attachment; filename="stream-42-v1.mp4""#)
+        let played = try api.send("GET", item.movieUrl)
+        #expect(played.status == 200 && played.headers["Content-Disposition"] == nil)
+        let tampered = item.downloadUrl.replacingOccurrences(of: "stream-42-v1.mp4", with: "evil.exe")
+        #expect(tampered != item.downloadUrl)
+        #expect(try api.send("GET", tampered).status == 403)
+        let protobuf = try api.send("GET", "/api/feed", headers: [("Accept", "application/x-protobuf")])
+        let decoded = try #require(try protobuf.protobuf(FeedResponse.self).items.first)
+        #expect(decoded.shareUrl == item.shareUrl && decoded.downloadUrl == item.downloadUrl)
+    }
+}

@@ -52,6 +52,15 @@ struct S3Flow {
         let played = try api.send("GET", item.movieUrl)
         #expect(played.status == 200, "GET movie \(played.status): \(played.text)", sourceLocation: sourceLocation)
         #expect(played.body == movie, sourceLocation: sourceLocation)
+        // The download link: the same bytes, saved under a name, its disposition signed with it.
+        let saved = try api.send("GET", item.downloadUrl)
+        #expect(
+            saved.status == 200 && saved.body == movie, "GET download \(saved.status)", sourceLocation: sourceLocation)
+        #expect(
+            saved.headers["Content-Disposition"]
+                == #"attachment; filename="stream-\#(streamId)-v\#(item.previewVersion).mp4""#,
+            sourceLocation: sourceLocation)
+        #expect(played.headers["Content-Disposition"] == nil, sourceLocation: sourceLocation)
         let ranged = try api.send("GET", item.movieUrl, headers: [("Range", "bytes=4-7")])
         #expect(ranged.status == 206 && ranged.text == "ftyp", sourceLocation: sourceLocation)
         let shown = try api.send("GET", item.thumbnailUrl)

@@ -79,13 +79,14 @@ enum ServeCommand {
             crypto: crypto, metrics: metrics.storage,
             // Only workers wait on the bucket (commit); the HTTP threads only sign URLs.
             clients: options.workerThreads + 2)
+        let serverURL = ServerBaseURL()
         var context = AppContext(
             store: store, storage: storage, localStore: localStore, policy: options.policy,
             fastStart: options.fastStart,
             authenticator: Authenticator(keyRing: keyRing),
             feedCache: AppContext.feedCache(
                 store: store, storage: storage, crypto: crypto, maxAgeMilliseconds: options.feedCacheMilliseconds,
-                grid: options.urlGrid, previewRefresh: options.policy.previewRefresh
+                grid: options.urlGrid, serverURL: serverURL, previewRefresh: options.policy.previewRefresh
             ),
             crypto: crypto, graceSeconds: options.graceSeconds, seenTTL: options.seenTTL,
             publicBaseURL: options.publicBaseURL, nowMilliseconds: { WallClock.nowMilliseconds() }, metrics: metrics)
@@ -121,6 +122,7 @@ enum ServeCommand {
         context.feedEvents = events
         context.servesViewerPage = options.viewerPage
         context.watchURLSchemes = options.figures.watchURLSchemes
+        context.serverURL = serverURL
         events.start()
         defer { events.stop() }
         let changes = FeedChangeListener(
@@ -177,6 +179,7 @@ enum ServeCommand {
         metrics.countConnections { server.openConnections + (metricsServer?.server.openConnections ?? 0) }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
+        serverURL.set(baseURL)
         sweeper.start()
         webhooks?.start()
 

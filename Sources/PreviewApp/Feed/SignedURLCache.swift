@@ -16,7 +16,11 @@ final class SignedURLCache: Sendable {
         self.capacity = capacity
     }
 
-    func url(key: String, signingTime: Int64, sign: () throws -> String) rethrows -> String {
+    /// The URL of `key` (with `disposition`, a download link: cached apart from the plain one).
+    func url(key: String, disposition: String? = nil, signingTime: Int64, sign: () throws -> String) rethrows
+        -> String
+    {
+        let key = disposition.map { key + "\u{0}" + $0 } ?? key
         if let cached = state.withLock({ $0.signingTime == signingTime ? $0.urls[key] : nil }) { return cached }
         let url = try sign()
         state.withLock { state in

@@ -72,10 +72,16 @@ struct ObjectHandlers: Sendable {
 
     func get(_ request: HTTPRequest, head: Bool) throws -> HTTPResponse {
         let key: String
+        var disposition: String?
         if store.publicBaseURL != nil {
             key = try self.key(of: PercentDecoding.lenient(request.path))
         } else {
             key = try self.key(of: try verified(Self.head(of: request), as: head ? "HEAD" : "GET").path)
+            // Signed with the rest of the query, so only a URL the server made carries one.
+            disposition = QueryString.parse(request.rawQuery).first { $0.0 == AttachmentDisposition.parameter }.flatMap
+            {
+                AttachmentDisposition.isAcceptable($0.1) ? $0.1 : nil
+            }
         }
         guard let path = store.dataPath(key), let size = fileSize(path) else {
             throw APIError(.notFound, "no such object")
@@ -83,6 +89,7 @@ struct ObjectHandlers: Sendable {
         var headers = HTTPHeaders()
         headers.add("Content-Type", try store.storedContentType(key) ?? "application/octet-stream")
         headers.add("Accept-Ranges", "bytes")
+        if let disposition { headers.add("Content-Disposition", disposition) }
         headers.add("Cache-Control", "private, max-age=\(store.grid.lifetime - store.grid.window)")
         switch ByteRange.resolve(request.headers["Range"], length: size) {
         case .whole:

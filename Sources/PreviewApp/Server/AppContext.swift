@@ -45,6 +45,8 @@ struct AppContext: Sendable {
     var servesViewerPage = true
     /// The moderation hook asked before each publish (`--commit-hook-url`); nil: none.
     var commitHook: CommitHook?
+    /// Where feed items' tracking links point (set once the server listens).
+    var serverURL = ServerBaseURL()
     /// The schemes besides https a watch URL may have (`--watch-url-schemes`: apps' deep links).
     var watchURLSchemes: Set<String> = []
 
@@ -78,15 +80,19 @@ struct AppContext: Sendable {
     /// The feed item of a live stream for one viewer; URLs minted now.
     func feedItem(_ stream: LiveStream, seen: Bool, liked: Bool, now: Int64) throws -> FeedItem {
         try Self.feedItem(
-            stream, seen: seen, liked: liked, storage: storage, previewRefresh: policy.previewRefresh, now: now)
+            stream, seen: seen, liked: liked, storage: storage, serverURL: serverURL,
+            previewRefresh: policy.previewRefresh, now: now)
     }
 
     /// `previewRefresh`: seconds after its commit at which a preview is marked `stale`.
     static func feedItem(
         _ stream: LiveStream, seen: Bool, liked: Bool, storage: any ObjectStorage,
+        serverURL: ServerBaseURL = ServerBaseURL(),
         previewRefresh: Int64 = UploadPolicy().previewRefresh, now: Int64
     ) throws -> FeedItem {
         let preview = stream.preview
+        let disposition = AttachmentDisposition.value(
+            streamId: preview.streamId, version: preview.version, key: preview.movieKey)
         return FeedItem(
             streamId: preview.streamId,
             movieUrl: try preview.movieURL ?? storage.downloadURL(key: preview.movieKey, now: now),
@@ -94,7 +100,9 @@ struct AppContext: Sendable {
             likes: stream.likes, liked: liked, seen: seen, previewVersion: preview.version,
             updatedAt: preview.updatedAt, expiresAt: preview.expiresAt, durationMs: preview.durationMs,
             width: preview.width, height: preview.height, fastStart: preview.fastStart, labels: preview.labels,
-            stale: now >= Self.staleAt(preview, previewRefresh: previewRefresh))
+            stale: now >= Self.staleAt(preview, previewRefresh: previewRefresh),
+            shareUrl: serverURL.shareURL(streamId: preview.streamId),
+            downloadUrl: try storage.downloadURL(key: preview.movieKey, disposition: disposition, now: now))
     }
 
     /// When a preview turns stale: its commit time + the refresh time.
@@ -107,11 +115,13 @@ struct AppContext: Sendable {
     /// the `stale` flag costs the feed requests nothing.
     static func feedCache(
         store: PreviewStore, storage: any ObjectStorage, crypto: OpenSSLCrypto, maxAgeMilliseconds: Int64,
-        grid: ExpiryGrid, previewRefresh: Int64 = UploadPolicy().previewRefresh
+        grid: ExpiryGrid, serverURL: ServerBaseURL = ServerBaseURL(),
+        previewRefresh: Int64 = UploadPolicy().previewRefresh
     ) -> FeedSnapshotCache {
         FeedSnapshotCache(store: store, maxAgeMilliseconds: maxAgeMilliseconds, grid: grid) { stream, now in
             let item = try feedItem(
-                stream, seen: false, liked: false, storage: storage, previewRefresh: previewRefresh, now: now)
+                stream, seen: false, liked: false, storage: storage, serverURL: serverURL,
+                previewRefresh: previewRefresh, now: now)
             let turnsStale = staleAt(stream.preview, previewRefresh: previewRefresh)
             return FeedItemTemplate(item, crypto: crypto, validUntil: item.stale ? .max : turnsStale)
         }

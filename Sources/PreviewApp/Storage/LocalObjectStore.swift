@@ -78,12 +78,13 @@ final class LocalObjectStore: ObjectStorage {
         return UploadTarget(url: url, headers: required)
     }
 
-    func downloadURL(key: String, now: Int64) throws -> String {
+    func downloadURL(key: String, disposition: String?, now: Int64) throws -> String {
         if let publicBaseURL { return publicBaseURL + "/" + ObjectPath.encode(key) }
         let signingTime = grid.signingTime(at: now)
-        return try signedURLs.url(key: key, signingTime: signingTime) {
+        let query = disposition.map { [(name: AttachmentDisposition.parameter, value: $0)] } ?? []
+        return try signedURLs.url(key: key, disposition: disposition, signingTime: signingTime) {
             try sign(
-                method: "GET", key: key, headers: [], query: [], signingTime: signingTime, expiresIn: grid.lifetime)
+                method: "GET", key: key, headers: [], query: query, signingTime: signingTime, expiresIn: grid.lifetime)
         }
     }
 

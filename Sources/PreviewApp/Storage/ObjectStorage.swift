@@ -8,8 +8,10 @@ protocol ObjectStorage: Sendable {
     /// headers the client must send with it.
     func uploadTarget(key: String, spec: UploadSpec.ObjectSpec, now: Int64, expiresIn: Int64) throws -> UploadTarget
     /// A GET URL for the feed: plain on the public base URL when one is configured, otherwise
-    /// signed on the expiry grid so every viewer in a window gets the same URL.
-    func downloadURL(key: String, now: Int64) throws -> String
+    /// signed on the expiry grid so every viewer in a window gets the same URL. With a
+    /// `disposition` (`AttachmentDisposition`) the signed URL makes the store answer with that
+    /// `Content-Disposition`; a plain public URL cannot.
+    func downloadURL(key: String, disposition: String?, now: Int64) throws -> String
     /// A GET URL signed at `now` for `expiresIn` seconds, never plain nor shared: what the
     /// commit hook fetches an object with before it is published.
     func privateDownloadURL(key: String, now: Int64, expiresIn: Int64) throws -> String
@@ -26,6 +28,12 @@ protocol ObjectStorage: Sendable {
     /// (Keys equal as Swift strings, NFC and NFD spellings, share one entry: a failure of either
     /// reads as a failure of both. A `concurrency` below 1 counts as 1.)
     func delete(keys: [String], concurrency: Int) -> [String: StorageError]
+}
+
+extension ObjectStorage {
+    func downloadURL(key: String, now: Int64) throws -> String {
+        try downloadURL(key: key, disposition: nil, now: now)
+    }
 }
 
 struct UploadTarget: Sendable, Equatable {

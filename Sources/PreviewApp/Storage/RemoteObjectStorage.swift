@@ -46,14 +46,15 @@ final class RemoteObjectStorage: ObjectStorage {
 
     /// The plain public URL when configured, else a GET URL signed on the expiry grid (cached
     /// for the grid window, so every viewer gets the same URL).
-    func downloadURL(key: String, now: Int64) throws -> String {
+    func downloadURL(key: String, disposition: String?, now: Int64) throws -> String {
         if let publicBaseURL { return publicBaseURL + "/" + ObjectPath.encode(key) }
         let signingTime = grid.signingTime(at: now)
-        return try signedURLs.url(key: key, signingTime: signingTime) {
+        let query = disposition.map { [(name: AttachmentDisposition.parameter, value: $0)] } ?? []
+        return try signedURLs.url(key: key, disposition: disposition, signingTime: signingTime) {
             try signer.presign(
                 ObjectSignRequest(
                     method: "GET", bucket: bucket, key: key, expiresSeconds: Int(grid.lifetime),
-                    signingTime: signingTime))
+                    signingTime: signingTime, query: query))
         }
     }
 

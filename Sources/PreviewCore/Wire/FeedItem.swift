@@ -34,12 +34,18 @@ public struct FeedItem: Sendable, Equatable {
     /// Field 15: whether the preview is past its refresh time (`updatedAt` + `--preview-refresh`):
     /// a fresh clip was due and has not come.
     public var stale: Bool
+    /// Field 16: the stream's tracking link (`/s/{streamId}` on the server's public URL): what
+    /// a viewer copies or shares, counting who follows it.
+    public var shareUrl: String
+    /// Field 17: the clip's GET URL that makes a browser save it (`Content-Disposition:
+    /// attachment` with a file name), signed like `movieUrl`.
+    public var downloadUrl: String
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
         expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
-        labels: [String: String] = [:], stale: Bool = false
+        labels: [String: String] = [:], stale: Bool = false, shareUrl: String = "", downloadUrl: String = ""
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -56,6 +62,8 @@ public struct FeedItem: Sendable, Equatable {
         self.fastStart = fastStart
         self.labels = labels
         self.stale = stale
+        self.shareUrl = shareUrl
+        self.downloadUrl = downloadUrl
     }
 }
 
@@ -87,6 +95,8 @@ extension FeedItem: WireMessage {
                 let (key, value) = try reader.readStringMapEntry(field, name: "labels")
                 labels[key] = value
             case (15, .varint): stale = try reader.readBool(field)
+            case (16, .lengthDelimited): shareUrl = try reader.readString(field, name: "shareUrl")
+            case (17, .lengthDelimited): downloadUrl = try reader.readString(field, name: "downloadUrl")
             default: try reader.skip(field)
             }
         }
@@ -109,6 +119,8 @@ extension FeedItem: WireMessage {
         writer.writeBool(field: 13, fastStart)
         writer.writeStringMap(field: 14, labels)
         writer.writeBool(field: 15, stale)
+        writer.writeString(field: 16, shareUrl)
+        writer.writeString(field: 17, downloadUrl)
         return writer.bytes
     }
 
@@ -125,6 +137,8 @@ extension FeedItem: WireMessage {
     /// Writes the item's JSON object (also as an element of `FeedResponse.items`).
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.key("downloadUrl")
+        writer.string(downloadUrl)
         writer.key("durationMs")
         writer.int64String(durationMs)
         writer.key("expiresAt")
@@ -147,6 +161,8 @@ extension FeedItem: WireMessage {
         writer.int64String(previewVersion)
         writer.key("seen")
         writer.bool(seen)
+        writer.key("shareUrl")
+        writer.string(shareUrl)
         writer.key("stale")
         writer.bool(stale)
         writer.key("streamId")
@@ -167,7 +183,7 @@ extension FeedItem: WireMessage {
             previewVersion: dto.previewVersion?.value ?? 0, updatedAt: dto.updatedAt?.value ?? 0,
             expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
             height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false, labels: dto.labels ?? [:],
-            stale: dto.stale ?? false)
+            stale: dto.stale ?? false, shareUrl: dto.shareUrl ?? "", downloadUrl: dto.downloadUrl ?? "")
     }
 
     var dto: DTO {
@@ -175,7 +191,8 @@ extension FeedItem: WireMessage {
             streamId: JSONInt64(streamId), movieUrl: movieUrl, thumbnailUrl: thumbnailUrl, likes: JSONInt64(likes),
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
             expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
-            height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale)
+            height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale,
+            shareUrl: shareUrl, downloadUrl: downloadUrl)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -196,11 +213,13 @@ extension FeedItem: WireMessage {
         /// Absent when empty, as `jsonBytes` writes it.
         var labels: [String: String]?
         var stale: Bool?
+        var shareUrl: String?
+        var downloadUrl: String?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
             case durationMs, width, height, fastStart, labels
-            case stale
+            case stale, shareUrl, downloadUrl
         }
     }
 }
