@@ -616,6 +616,57 @@ def check_refused_stream(driver, binary, work):
         serve.stop()
 
 
+# Clicks the playing clip's picture once it has played 1.1 s (checked and clicked in one script,
+# so the clip cannot change in between); returns its stream ID, or None when no clip is that far.
+TAP_PLAYING = """
+const cell = document.querySelector('[data-state="playing"]');
+const video = cell && cell.querySelector('video');
+if (!video || video.currentTime < 1.1 || video.currentTime > 1.7) return null;
+cell.querySelector('button.play').click();
+return cell.dataset.streamId;
+"""
+
+
+def stats(api, stream_id):
+    status, body = api.call("GET", f"/api/streams/{stream_id}/stats", api.streamer(stream_id))
+    if status != 200:
+        fail(f"stats of {stream_id}: {status} {body}")
+    return body
+
+
+def check_tracking(page, api, order):
+    """Copy link copies the tracking link and reports a share; a tap on a clip playing for over a
+    second opens the stream through the tracking link, which counts the open and sends the
+    browser to the stream's watch URL; the page reported the plays it started."""
+    page.driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": api.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    target = order[0]
+    page.element(f'[data-stream-id="{target}"] button.share').click()
+    wait_for("the copy-link notice", lambda: "copied" in page.state()["status"], seconds=30)
+    copied = page.driver.execute_script("return navigator.clipboard.readText();")
+    if copied != f"{api.base}/s/{target}":
+        fail(f"copy link put {copied!r} on the clipboard, not the tracking link of {target}")
+    wait_for(f"the share of {target} counted",
+             lambda: stats(api, target)["versions"][0]["shares"] == "1", seconds=30)
+    for stream_id in order:
+        status, body = api.call("PUT", f"/api/streams/{stream_id}/watch", api.streamer(stream_id),
+                                {"watchUrl": f"{api.base}/healthz?watching={stream_id}"})
+        if status != 204:
+            fail(f"watch URL of {stream_id}: {status} {body}")
+    opened = wait_for("a tap on a clip playing for over a second",
+                      lambda: page.driver.execute_script(TAP_PLAYING), every=0.02)
+    wait_for(f"the browser to reach the watch URL of {opened}",
+             lambda: page.driver.current_url == f"{api.base}/healthz?watching={opened}", seconds=30)
+    figures = stats(api, opened)["versions"][0]
+    if figures["opens"] != "1" or figures["distinctOpens"] != "1":
+        fail(f"the open of {opened} was not counted once: {figures}")
+    played = [stats(api, stream_id)["versions"][0]["plays"] for stream_id in order]
+    if not any(int(plays) >= 1 for plays in played) or any(int(plays) > 2 for plays in played):
+        fail(f"plays reported by the page (once per version and page load: two pages had a token): {played}")
+    log(f"copy link copies {copied} and counts a share; a tap on playing {opened} opened its watch URL "
+        f"through the tracking link (1 open); plays reported: {played}")
+
+
 def check_requests(page, base):
     names = page.driver.execute_script(
         "return performance.getEntriesByType('resource').map((e) => e.name)"
@@ -648,7 +699,9 @@ def main():
     started = time.monotonic()
     try:
         # Without --cors-origins: the viewer page is same-origin.
-        serve = Serve(binary, os.path.join(work, "data"), os.path.join(work, "serve.log"))
+        # http watch URLs: the tracking check sends the browser to a page of this serve, on loopback.
+        serve = Serve(binary, os.path.join(work, "data"), os.path.join(work, "serve.log"),
+                      ["--watch-url-schemes", "http"])
         log(f"serve at {serve.base}")
         api = Api(serve)
         # One viewer pastes a token into the anonymous page; another opens the page with #token=,
@@ -702,6 +755,7 @@ def main():
         time.sleep(2)
         os.makedirs(os.path.dirname(SCREENSHOT), exist_ok=True)
         driver.save_screenshot(SCREENSHOT)
+        check_tracking(page, api, page.ids())
 
         check_refused_stream(driver, binary, work)
         passed = True

@@ -46,6 +46,9 @@ enum ViewerPageFiles {
         // playing at a time, round robin. The feed comes from GET api/feed; live changes come from the
         // event stream api/feed/events (preview, removed, likes, reset). With a viewer token (pasted, or
         // #token=... in the address) the page likes streams and marks clips it played to the end seen.
+        // A tap on the playing clip after it played a moment opens the stream through its tracking link
+        // (the server counts the open and sends the browser on to the stream's watch URL); "Copy link"
+        // copies that link. Plays started are reported with a token, once per preview version.
         "use strict";
 
         (() => {
@@ -60,6 +63,9 @@ enum ViewerPageFiles {
           const FIRST_LOAD_FALLBACK_MS = 1500;
           // A message after the stream count goes away after this long.
           const NOTICE_MS = 10000;
+          // A tap on the playing clip opens the stream once it has played this long (a tap at once is
+          // taken as "play this one", as on every other cell).
+          const OPEN_AFTER_MS = 1000;
 
           const strip = document.getElementById("strip");
           const emptyNote = document.getElementById("empty");
@@ -202,10 +208,20 @@ enum ViewerPageFiles {
             count.className = "count";
             like.append(count);
 
-            el.append(button, badge, like);
-            const cell = { id, el, button, img, like, count, item: null, version: "", likes: "0", liked: false, seen: false, liking: false };
-            button.addEventListener("click", () => play(cell));
+            const share = document.createElement("button");
+            share.type = "button";
+            share.className = "share";
+            share.textContent = "Copy link";
+            share.setAttribute("aria-label", "Copy the link to stream " + id);
+
+            el.append(button, badge, like, share);
+            const cell = {
+              id, el, button, img, like, count, share, item: null, version: "", likes: "0", liked: false, seen: false,
+              liking: false, reportedPlay: "",
+            };
+            button.addEventListener("click", () => tapped(cell));
             like.addEventListener("click", () => toggleLike(cell));
+            share.addEventListener("click", () => copyLink(cell));
             return cell;
           }
 
@@ -317,8 +333,12 @@ enum ViewerPageFiles {
             video.disablePictureInPicture = true;
             video.setAttribute("aria-hidden", "true");
             video.src = cell.item.movieUrl;
-            const session = { cell, video, version: cell.version, watchdog: 0 };
-            video.addEventListener("playing", () => video.classList.add("visible"));
+            const session = { cell, video, version: cell.version, watchdog: 0, startedAt: 0 };
+            video.addEventListener("playing", () => {
+              video.classList.add("visible");
+              if (!session.startedAt) session.startedAt = performance.now();
+              reportPlay(session);
+            });
             video.addEventListener("timeupdate", () => watch(session));
             video.addEventListener("ended", () => ended(session));
             video.addEventListener("error", () => failed(session));
@@ -330,6 +350,21 @@ enum ViewerPageFiles {
             center(cell, false);
             const started = video.play();
             if (started) started.catch((error) => refused(session, error));
+          }
+
+          // A tap on a cell plays it; on the clip playing for a moment already, it opens the stream.
+          function tapped(cell) {
+            if (playing && playing.cell === cell && playing.startedAt && performance.now() - playing.startedAt >= OPEN_AFTER_MS) {
+              openStream(cell);
+            } else {
+              play(cell);
+            }
+          }
+
+          // Through the tracking link: the server counts the open, then sends the browser on.
+          function openStream(cell) {
+            const link = cell.item && cell.item.shareUrl;
+            if (link) window.location.assign(link);
           }
 
           function stop() {
@@ -442,6 +477,31 @@ enum ViewerPageFiles {
               .catch(() => {
                 cell.seen = false;
               });
+          }
+
+          // A play started counts once per preview version and page (round robin replays it often).
+          function reportPlay(session) {
+            const cell = session.cell;
+            if (!token || cell.reportedPlay === session.version || cell.version !== session.version) return;
+            cell.reportedPlay = session.version;
+            fetch(streamPath(cell, "play"), { method: "POST", headers: headers() })
+              .then((answer) => {
+                if (answer.status === 401) tokenRefused();
+              })
+              .catch(() => {});
+          }
+
+          async function copyLink(cell) {
+            const link = cell.item && cell.item.shareUrl;
+            if (!link) return;
+            try {
+              await navigator.clipboard.writeText(link);
+              say("Link to stream " + cell.id + " copied");
+            } catch (error) {
+              say("Copy this link: " + link);
+              return;
+            }
+            if (token) fetch(streamPath(cell, "share"), { method: "POST", headers: headers() }).catch(() => {});
           }
 
           // ---- Feed ----------------------------------------------------------------------------------
@@ -920,6 +980,31 @@ enum ViewerPageFiles {
 
         .like[aria-busy="true"] {
           opacity: 0.6;
+        }
+
+        .share {
+          position: absolute;
+          left: 8px;
+          bottom: 8px;
+          z-index: 2;
+          min-height: 32px;
+          padding: 4px 10px;
+          border: 0;
+          border-radius: 999px;
+          background: rgba(0, 0, 0, 0.6);
+          color: #fff;
+          font: inherit;
+          font-size: 0.75rem;
+          cursor: pointer;
+        }
+
+        .share:hover {
+          background: rgba(0, 0, 0, 0.8);
+        }
+
+        .share:focus-visible {
+          outline: 2px solid var(--focus);
+          outline-offset: 2px;
         }
 
         @media (prefers-reduced-motion: reduce) {
