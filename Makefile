@@ -47,6 +47,8 @@ format:
 # origins against serve --cors-origins, then the viewer page at / against a serve with live streams.
 # test-image (below) builds the Containerfile with podman and runs the image and the Sentinel example.
 # scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
+# scripts/test-openapi-client.sh generates a Python client from a serve's GET /api/openapi.yaml with
+# openapi-python-client (no warning allowed) and drives uploads, commit, feed, like and typed errors with it.
 # Each step says how long it took (scripts/step.sh).
 test: test-deps lint
 	scripts/step.sh $(SWIFT) build --build-tests
@@ -54,6 +56,7 @@ test: test-deps lint
 	scripts/step.sh $(SWIFT) test --skip-build --skip LocalStack
 	scripts/step.sh scripts/test-browser.sh
 	scripts/step.sh scripts/test-openapi.sh
+	scripts/step.sh scripts/test-openapi-client.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/step.sh scripts/fuzz.sh
 	scripts/step.sh scripts/test-s3.sh
 	scripts/step.sh scripts/test-replicas.sh

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The `components/schemas` of proto/openapi.yaml, read by indentation: enough YAML for the block
-/// mappings and sequences and the flow sequences that file is written in (no anchors, no
-/// multi-line flow mappings), so the drift test needs no YAML library.
+/// The `components/schemas` and `components/responses` of proto/openapi.yaml, read by indentation:
+/// enough YAML for the block mappings and sequences and the flow sequences that file is written in
+/// (no anchors, no multi-line flow mappings), so the drift tests need no YAML library.
 struct OpenAPISchemas {
     struct Line: Equatable {
         var indent: Int
@@ -13,16 +13,24 @@ struct OpenAPISchemas {
 
     /// Each schema's body lines, by name.
     let schemas: [String: [Line]]
+    /// Each reusable response's body lines, by name.
+    let responses: [String: [Line]]
 
     init(yaml: String) throws {
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).compactMap(Self.line)
+        schemas = try Self.components("schemas", in: lines)
+        responses = try Self.components("responses", in: lines)
+    }
+
+    /// The entries of `components/<section>`, by name.
+    private static func components(_ section: String, in lines: [Line]) throws -> [String: [Line]] {
         guard let components = lines.firstIndex(of: Line(indent: 0, text: "components:")),
-            let start = lines[(components + 1)...].firstIndex(of: Line(indent: 2, text: "schemas:"))
-        else { throw OpenAPIReadError("no components/schemas") }
+            let start = lines[(components + 1)...].firstIndex(of: Line(indent: 2, text: "\(section):"))
+        else { throw OpenAPIReadError("no components/\(section)") }
         let body = lines[(start + 1)...].prefix { $0.indent > 2 }
-        var schemas: [String: [Line]] = [:]
-        for entry in Self.entries(Array(body)) { schemas[entry.key] = entry.body }
-        self.schemas = schemas
+        var result: [String: [Line]] = [:]
+        for entry in entries(Array(body)) { result[entry.key] = entry.body }
+        return result
     }
 
     /// A line without its indentation and trailing blanks; nil for blank and comment lines.

@@ -253,6 +253,7 @@ enum OpenAPIDocument {
                   description: The same, for a first connection that knows where it stopped.
                   schema:
                     type: string
+                  example: 0-0
               responses:
                 '200':
                   description: The event stream (chunked, until the client or the server closes it).
@@ -265,8 +266,11 @@ enum OpenAPIDocument {
                     Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
                   content:
                     text/event-stream:
+                      # OpenAPI 3.1 describes each event of an event stream with the media type's schema:
+                      # the fields an event-stream parser reads (event, data, id; comments and the opening
+                      # `retry:` carry no data and are no events), data being JSON of the event's kind.
                       schema:
-                        type: string
+                        $ref: '#/components/schemas/FeedEvent'
                 '429': {$ref: '#/components/responses/RateLimited'}
                 '500': {$ref: '#/components/responses/Internal'}
                 '503': {$ref: '#/components/responses/EventsUnavailable'}
@@ -894,6 +898,7 @@ enum OpenAPIDocument {
             ProtobufMessage:
               description: The message of the JSON schema beside it, in protobuf binary encoding.
               type: string
+              format: binary
               contentMediaType: application/x-protobuf
             Int64:
               description: A proto3 JSON int64, written as a string of decimal digits without leading zeros.
@@ -1078,6 +1083,86 @@ enum OpenAPIDocument {
                   $ref: '#/components/schemas/Int64'
                 likes:
                   $ref: '#/components/schemas/Int64'
+            FeedEvent:
+              description: One event of GET /api/feed/events, by its kind.
+              oneOf:
+                - $ref: '#/components/schemas/FeedPreviewEventMessage'
+                - $ref: '#/components/schemas/FeedRemovedEventMessage'
+                - $ref: '#/components/schemas/FeedLikesEventMessage'
+                - $ref: '#/components/schemas/FeedResetEventMessage'
+            FeedEventId:
+              description: |
+                The event's id, the event log entry it comes from (<milliseconds>-<sequence>); send the
+                last one back as Last-Event-ID.
+              type: string
+              pattern: '^[0-9]{1,20}-[0-9]{1,20}$'
+            FeedPreviewEventMessage:
+              description: A preview was published or replaced; data is its FeedItem (fresh signed URLs, liked and seen false).
+              type: object
+              additionalProperties: false
+              required: [event, data, id]
+              properties:
+                event:
+                  type: string
+                  enum: [preview]
+                data:
+                  type: string
+                  contentMediaType: application/json
+                  contentSchema:
+                    $ref: '#/components/schemas/FeedItem'
+                id:
+                  $ref: '#/components/schemas/FeedEventId'
+            FeedRemovedEventMessage:
+              description: A stream's preview left the feed (ended, expired or deleted).
+              type: object
+              additionalProperties: false
+              required: [event, data, id]
+              properties:
+                event:
+                  type: string
+                  enum: [removed]
+                data:
+                  type: string
+                  contentMediaType: application/json
+                  contentSchema:
+                    $ref: '#/components/schemas/FeedRemovedEvent'
+                id:
+                  $ref: '#/components/schemas/FeedEventId'
+            FeedLikesEventMessage:
+              description: A stream's like count changed.
+              type: object
+              additionalProperties: false
+              required: [event, data, id]
+              properties:
+                event:
+                  type: string
+                  enum: [likes]
+                data:
+                  type: string
+                  contentMediaType: application/json
+                  contentSchema:
+                    $ref: '#/components/schemas/FeedLikesEvent'
+                id:
+                  $ref: '#/components/schemas/FeedEventId'
+            FeedResetEventMessage:
+              description: |
+                The log no longer holds what the client missed (or its Last-Event-ID is not one of this
+                server's): reload the feed. Its id is the newest entry, to resume from after the reload.
+              type: object
+              additionalProperties: false
+              required: [event, data, id]
+              properties:
+                event:
+                  type: string
+                  enum: [reset]
+                data:
+                  type: string
+                  contentMediaType: application/json
+                  contentSchema:
+                    type: object
+                    additionalProperties: false
+                id:
+                  $ref: '#/components/schemas/FeedEventId'
             LikeResponse:
               type: object
               additionalProperties: false
@@ -1130,7 +1215,7 @@ enum OpenAPIDocument {
                 - hook_unavailable # 503, commit with --commit-hook-url
                 - event_streams_full # 503, GET /api/feed/events
             ErrorResponse:
-              description: Every error, on every route.
+              description: Every error, on every route; each response narrows `code` to its own codes (below).
               type: object
               additionalProperties: false
               required: [code, message, target, requestId]
@@ -1147,6 +1232,9 @@ enum OpenAPIDocument {
                   description: The request ID, as in the X-Request-Id response header.
                   type: string
                   pattern: '^[A-Za-z0-9._-]{1,64}$'
+            # The error of each response: ErrorResponse with `code` narrowed to the codes that response
+            # carries, always as an `enum` (one value or several, never `const`) so that client generators
+            # which merge allOf into one model (openapi-python-client) keep it as a typed model of its own.
             BadRequestError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
@@ -1158,37 +1246,37 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: unauthenticated
+                      enum: [unauthenticated]
             ForbiddenError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: forbidden
+                      enum: [forbidden]
             StreamNotLiveError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: stream_not_live
+                      enum: [stream_not_live]
             NotAcceptableError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: not_acceptable
+                      enum: [not_acceptable]
             PayloadTooLargeError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: payload_too_large
+                      enum: [payload_too_large]
             UnsupportedMediaTypeError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: unsupported_media_type
+                      enum: [unsupported_media_type]
             CommitConflictError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
@@ -1207,7 +1295,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: rate_limited
+                      enum: [rate_limited]
             UploadLimitedError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
@@ -1219,13 +1307,13 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: internal
+                      enum: [internal]
             UnavailableError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
                 - properties:
                     code:
-                      const: unavailable
+                      enum: [unavailable]
             EventsUnavailableError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'
