@@ -252,3 +252,47 @@ extension PreviewFiguresTests {
         #expect(decoded.shareUrl == item.shareUrl && decoded.downloadUrl == item.downloadUrl)
     }
 }
+
+extension PreviewFiguresTests {
+    @Test(
+        "--rank-by opens: seen previews follow their open rate with the prior (1 open of 1 view stays below 6 of 30), not their likes; unseen still lead"
+    )
+    func rankByOpens() throws {
+        let service = try ServiceProcess(arguments: ["--rank-by", "opens", "--feed-max-age-ms", "100"])
+        let api = try APIClient(service)
+        let sam = try service.token(sub: "sam", role: "streamer", streams: [201, 202, 203, 204])
+        for stream: Int64 in [201, 202, 203] { try api.publish(streamId: stream, token: sam) }
+        let vic = try service.token(sub: "vic", role: "viewer")
+        for stream in [201, 202, 203] {
+            #expect(try api.send("POST", "/api/streams/\(stream)/seen", token: vic).status == 204)
+        }
+        // 203 is the most liked; with nothing opened yet all score the prior, so likes decide.
+        #expect(try api.send("POST", "/api/streams/203/like", token: vic).status == 200)
+        #expect(try api.feedItems(token: vic).first?.streamId == 203)
+
+        // 201: one viewer, one open. 202: 30 viewers play it, 6 open it. 203: 30 play, none opens.
+        let viewers = try (0..<30).map { try service.token(sub: "viewer-\($0)", role: "viewer") }
+        for (stream, opening) in [(201, 1), (202, 6), (203, 0)] {
+            for (index, viewer) in viewers.prefix(stream == 201 ? 1 : 30).enumerated() {
+                #expect(try api.send("POST", "/api/streams/\(stream)/play", token: viewer).status == 204)
+                if index < opening {
+                    // No watch URL: the share page, counted as an open all the same.
+                    #expect(try api.send("GET", "/s/\(stream)", headers: Self.browser, token: viewer).status == 200)
+                }
+            }
+        }
+        // Rates with the prior: 202 8.5/80, 201 3.5/51, 203 2.5/80; read at a feed reload.
+        let expected: [Int64] = [202, 201, 203]
+        let deadline = ContinuousClock.now + .seconds(30)
+        var order: [Int64] = []
+        while ContinuousClock.now < deadline {
+            order = try api.feedItems(token: vic).map(\.streamId)
+            if order == expected { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(order == expected)
+        // A new stream is unseen: first, whatever its score.
+        try api.publish(streamId: 204, token: sam)
+        #expect(try api.feedItems(token: vic).map(\.streamId) == [204] + expected)
+    }
+}

@@ -2,7 +2,7 @@ public import PreviewCore
 
 /// The figures and tracking link options: `--no-stats`, `--stats-retention` and
 /// `--stats-versions` (the retention shared with `sweep`, which closes expired versions too),
-/// and `--watch-url-schemes` (serve).
+/// and `--watch-url-schemes` and `--rank-by` (serve).
 public struct FigureOptions: Sendable, Equatable {
     public var settings = FigureSettings()
     /// Schemes besides https a watch URL may have, lower case.
@@ -29,6 +29,11 @@ public struct FigureOptions: Sendable, Equatable {
                 "preview versions of one stream whose figures are kept, 1 to 10000; a new version past it drops the oldest's (default \(FigureSettings.defaultVersionsKept))"
         ),
         OptionSpec(
+            flag: "rank-by", environment: "STREAMPREVIEW_RANK_BY",
+            help:
+                "what orders the previews a viewer has seen (unseen ones always come first, newest first): likes, or opens for the open rate through the tracking link with a prior, (opens + 2.5) / (distinct impressions + 50), read at each feed reload; opens needs the figures on (default likes)"
+        ),
+        OptionSpec(
             flag: "watch-url-schemes", environment: "STREAMPREVIEW_WATCH_URL_SCHEMES",
             help:
                 "comma-separated URL schemes besides https a stream's watch URL may have, such as an app's deep-link scheme (myapp); javascript, data, file and the like are always refused (default: https only)"
@@ -42,11 +47,23 @@ public struct FigureOptions: Sendable, Equatable {
 
     static func parse(_ options: ParsedOptions) throws(UsageError) -> FigureOptions {
         var figures = FigureOptions()
+        let enabled = !(try options.bool("no-stats"))
+        var ranking = FeedRanking.likes
+        if let name = options.string("rank-by") {
+            guard let chosen = FeedRanking(rawValue: name) else {
+                throw UsageError("--rank-by must be likes or opens, not '\(name)'")
+            }
+            guard enabled || chosen == .likes else {
+                throw UsageError("--rank-by opens needs the figures it ranks by: it cannot go with --no-stats")
+            }
+            ranking = chosen
+        }
         figures.settings = FigureSettings(
-            enabled: !(try options.bool("no-stats")), retentionSeconds: try parseRetention(options),
+            enabled: enabled, retentionSeconds: try parseRetention(options),
             versionsKept: Int(
                 try options.int64(
-                    "stats-versions", default: Int64(FigureSettings.defaultVersionsKept), range: 1...10_000)))
+                    "stats-versions", default: Int64(FigureSettings.defaultVersionsKept), range: 1...10_000)),
+            ranking: ranking)
         for scheme in (options.string("watch-url-schemes") ?? "").split(separator: ",") {
             let scheme = scheme.trimmingSpacesAndTabs().lowercased()
             guard !scheme.isEmpty else { continue }

@@ -125,7 +125,7 @@ final class FeedSnapshotCache: Sendable {
         let render = self.render
         return try FeedSnapshot(
             streams: streams, signingTime: signingTime, loadedAtMilliseconds: nowMilliseconds,
-            reusing: current.read(), render: { try render($0, nowMilliseconds / 1000) })
+            reusing: current.read(), ranking: store.figures.ranking, render: { try render($0, nowMilliseconds / 1000) })
     }
 
     /// Stores a loaded snapshot with the patches made while it was read; what it returns is what

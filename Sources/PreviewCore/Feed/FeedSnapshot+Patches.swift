@@ -27,8 +27,8 @@ extension FeedSnapshot {
             var likes = self.likes
             likes[Int(index)] = count.likes
             return reordered(
-                index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById,
-                membership: membership)
+                index, entries: entries, likes: likes, likeSequences: likeSequences, openScores: openScores,
+                indexById: indexById, membership: membership)
         case .published(let stream, let template, let signingTime):
             let id = stream.preview.streamId
             guard signingTime == self.signingTime else { return nil }
@@ -36,6 +36,7 @@ extension FeedSnapshot {
             var entries = self.entries
             var likes = self.likes
             var likeSequences = self.likeSequences
+            var openScores = self.openScores
             var indexById = self.indexById
             let entry = Entry(preview: stream.preview, template: template)
             let index: Int32
@@ -44,37 +45,40 @@ extension FeedSnapshot {
                 entries[Int(index)] = entry
                 likes[Int(index)] = stream.likes
                 likeSequences[Int(index)] = stream.likeSequence
+                openScores?[Int(index)] = stream.openScore
             } else {
                 index = Int32(entries.count)
                 entries.append(entry)
                 likes.append(stream.likes)
                 likeSequences.append(stream.likeSequence)
+                openScores?.append(stream.openScore)
                 indexById[id] = index
             }
             return reordered(
-                index, entries: entries, likes: likes, likeSequences: likeSequences, indexById: indexById,
-                membership: nil)
+                index, entries: entries, likes: likes, likeSequences: likeSequences, openScores: openScores,
+                indexById: indexById, membership: nil)
         case .removed(let streamId, let version):
             guard let index = indexById[streamId], entries[Int(index)].preview.version <= version else { return self }
             var indexById = self.indexById
             indexById[streamId] = nil
             return FeedSnapshot(
                 signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-                likeSequences: likeSequences, indexById: indexById, unseenOrder: unseenOrder.filter { $0 != index },
+                likeSequences: likeSequences, openScores: openScores, indexById: indexById,
+                unseenOrder: unseenOrder.filter { $0 != index },
                 seenOrder: seenOrder.filter { $0 != index })
         }
     }
 
     /// A snapshot whose orders hold `index` at its place for the new `entries` and `likes`.
     private func reordered(
-        _ index: Int32, entries: [Entry], likes: [Int64], likeSequences: [Int64], indexById: [Int64: Int32],
-        membership: Membership?
+        _ index: Int32, entries: [Entry], likes: [Int64], likeSequences: [Int64], openScores: [Double]?,
+        indexById: [Int64: Int32], membership: Membership?
     ) -> FeedSnapshot {
         FeedSnapshot(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            likeSequences: likeSequences, indexById: indexById, membership: membership,
+            likeSequences: likeSequences, openScores: openScores, indexById: indexById, membership: membership,
             unseenOrder: Self.moving(index, in: unseenOrder) { Self.unseenPrecedes($0, $1, entries, likes) },
-            seenOrder: Self.moving(index, in: seenOrder) { Self.seenPrecedes($0, $1, entries, likes) })
+            seenOrder: Self.moving(index, in: seenOrder) { Self.seenPrecedes($0, $1, entries, likes, openScores) })
     }
 
     /// `order` with `index` taken out and put back where `precedes` says (binary search: the

@@ -1,8 +1,8 @@
 /// The live streams as every viewer sees them, rendered and ranked once: item templates with
 /// URLs of one grid window, like counts, and the two global orders of the play order as index
 /// lists. The play order: unseen first (newest commit first, then likes descending, then stream
-/// ID), then seen (likes descending, then newest, then stream ID); deterministic, so caches and
-/// tests agree. Seen is per preview version: a new clip makes a stream unseen again. Immutable, so request threads share it without locks; a change
+/// ID), then seen (likes descending, then newest, then stream ID; with `FeedRanking.opens`, open
+/// score first); deterministic, so caches and tests agree. Seen is per preview version: a new clip makes a stream unseen again. Immutable, so request threads share it without locks; a change
 /// (a like, a publish, an end of stream) makes a new snapshot that shares the unchanged parts.
 public final class FeedSnapshot: Sendable {
     /// One live preview and its rendered item.
@@ -45,17 +45,19 @@ public final class FeedSnapshot: Sendable {
     let likes: [Int64]
     /// `LiveStream.likeSequence` of each entry's like count, which orders later counts.
     let likeSequences: [Int64]
+    /// Each entry's `LiveStream.openScore` when seen streams rank by opens; nil by likes.
+    let openScores: [Double]?
     let indexById: [Int64: Int32]
     /// Indices in the order of unseen streams: newest commit, then likes, then stream ID.
     let unseenOrder: [Int32]
-    /// Indices in the order of seen streams: likes, then newest commit, then stream ID.
+    /// Indices in the order of seen streams: (open score,) likes, then newest commit, then stream ID.
     let seenOrder: [Int32]
 
     /// Renders `streams`, reusing the templates of `previous` for unchanged previews of the same
     /// signing window. `render` mints an item's URLs into its template.
     public convenience init(
         streams: [LiveStream], signingTime: Int64, loadedAtMilliseconds: Int64, reusing previous: FeedSnapshot?,
-        render: (LiveStream) throws -> FeedItemTemplate
+        ranking: FeedRanking = .likes, render: (LiveStream) throws -> FeedItemTemplate
     ) rethrows {
         let reusable = previous?.signingTime == signingTime ? previous : nil
         var entries: [Entry] = []
@@ -66,6 +68,7 @@ public final class FeedSnapshot: Sendable {
         likes.reserveCapacity(streams.count)
         var likeSequences: [Int64] = []
         likeSequences.reserveCapacity(streams.count)
+        var openScores: [Double]? = ranking == .opens ? [] : nil
         for stream in streams where indexById[stream.preview.streamId] == nil {
             let id = stream.preview.streamId
             let template: FeedItemTemplate
@@ -80,6 +83,7 @@ public final class FeedSnapshot: Sendable {
             entries.append(Entry(preview: stream.preview, template: template))
             likes.append(stream.likes)
             likeSequences.append(stream.likeSequence)
+            openScores?.append(stream.openScore)
         }
         let all = (0..<Int32(entries.count)).map { $0 }
         var membership = Membership(entries)
@@ -88,14 +92,15 @@ public final class FeedSnapshot: Sendable {
         }
         self.init(
             signingTime: signingTime, loadedAtMilliseconds: loadedAtMilliseconds, entries: entries, likes: likes,
-            likeSequences: likeSequences, indexById: indexById, membership: membership,
+            likeSequences: likeSequences, openScores: openScores, indexById: indexById, membership: membership,
             unseenOrder: all.sorted { Self.unseenPrecedes($0, $1, entries, likes) },
-            seenOrder: all.sorted { Self.seenPrecedes($0, $1, entries, likes) })
+            seenOrder: all.sorted { Self.seenPrecedes($0, $1, entries, likes, openScores) })
     }
 
     init(
         signingTime: Int64, loadedAtMilliseconds: Int64, entries: [Entry], likes: [Int64], likeSequences: [Int64],
-        indexById: [Int64: Int32], membership: Membership? = nil, unseenOrder: [Int32], seenOrder: [Int32]
+        openScores: [Double]?, indexById: [Int64: Int32], membership: Membership? = nil, unseenOrder: [Int32],
+        seenOrder: [Int32]
     ) {
         self.signingTime = signingTime
         self.loadedAtMilliseconds = loadedAtMilliseconds
@@ -103,6 +108,7 @@ public final class FeedSnapshot: Sendable {
         self.membership = membership ?? Membership(entries)
         self.likes = likes
         self.likeSequences = likeSequences
+        self.openScores = openScores
         self.indexById = indexById
         self.unseenOrder = unseenOrder
         self.seenOrder = seenOrder
@@ -128,8 +134,11 @@ public final class FeedSnapshot: Sendable {
         return x.streamId < y.streamId
     }
 
-    static func seenPrecedes(_ a: Int32, _ b: Int32, _ entries: [Entry], _ likes: [Int64]) -> Bool {
+    static func seenPrecedes(
+        _ a: Int32, _ b: Int32, _ entries: [Entry], _ likes: [Int64], _ openScores: [Double]?
+    ) -> Bool {
         let (x, y) = (entries[Int(a)].preview, entries[Int(b)].preview)
+        if let scores = openScores, scores[Int(a)] != scores[Int(b)] { return scores[Int(a)] > scores[Int(b)] }
         if likes[Int(a)] != likes[Int(b)] { return likes[Int(a)] > likes[Int(b)] }
         if x.updatedAt != y.updatedAt { return x.updatedAt > y.updatedAt }
         return x.streamId < y.streamId

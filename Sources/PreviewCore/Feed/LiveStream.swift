@@ -4,6 +4,9 @@ public struct LiveStream: Sendable, Equatable {
     public var likes: Int64
     /// The preview's like changes so far when `likes` was read (`LikeCount.sequence`).
     public var likeSequence: Int64
+    /// `FeedRanking.openScore` of the live version's figures, read only when the feed ranks by
+    /// opens; a version nobody has seen yet scores the prior.
+    public var openScore = FeedRanking.priorRate
 
     public init(preview: PreviewRecord, likes: Int64, likeSequence: Int64 = 0) {
         self.preview = preview

@@ -38,8 +38,8 @@ extension PreviewStore {
             let commands = versions.flatMap { version in
                 [
                     ["HGETALL", keys.figures(streamId, version: version)],
-                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: "impressions")],
-                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: "opens")],
+                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: FigureKind.impression.field)],
+                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: FigureKind.open.field)],
                 ]
             }
             let replies = try connection.pipeline(commands)
@@ -50,6 +50,26 @@ extension PreviewStore {
                 fields[PreviewFigures.Field.distinctOpens] = replies[offset * 3 + 2].int.map(String.init)
                 return PreviewFigures(previewVersion: version, fields: fields)
             }
+        }
+    }
+
+    /// Sets each stream's `openScore` from its live version's opens and distinct impressions:
+    /// one more pipelined round trip of a feed reload, made only when the feed ranks by opens.
+    func scoreOpens(_ streams: inout [LiveStream], on connection: any RedisCommands) throws {
+        guard !streams.isEmpty else { return }
+        let commands = streams.flatMap { stream in
+            let (id, version) = (stream.preview.streamId, stream.preview.version)
+            return [
+                ["HGET", keys.figures(id, version: version), FigureKind.open.field],
+                ["PFCOUNT", keys.figures(id, version: version, distinct: FigureKind.impression.field)],
+            ]
+        }
+        let replies = try connection.pipeline(commands)
+        try Self.check(replies)
+        for index in streams.indices {
+            let opens = replies[2 * index].string.flatMap { Int64($0) } ?? 0
+            streams[index].openScore = FeedRanking.openScore(
+                opens: opens, distinctImpressions: replies[2 * index + 1].int ?? 0)
         }
     }
 

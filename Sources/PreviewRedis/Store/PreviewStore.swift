@@ -317,6 +317,7 @@ public final class PreviewStore: Sendable {
             else { continue }
             streams.append(stream)
         }
+        if figures.ranking == .opens { try scoreOpens(&streams, on: connection) }
         return streams
     }
 
