@@ -18,8 +18,9 @@ stand-in in feed-slow-storage, default 3), BENCH_SLOW_COMMITTERS (concurrent bac
 commits there, default 16: twice serve's 8 worker threads).
 
 The workloads are in feed_workloads.py, upload_workloads.py, scale_workloads.py,
-rate_limit_workloads.py and event_workloads.py (GET /api/feed/events: 10,000 streams' delivery
-and RSS, resuming with Last-Event-ID, the feed beside 10,000 open streams), on the servers of
+rate_limit_workloads.py, event_workloads.py (GET /api/feed/events: 10,000 streams' delivery
+and RSS, resuming with Last-Event-ID, the feed beside 10,000 open streams) and
+figures_workloads.py (the feed and likes with figures counted against serve --no-stats), on the servers of
 fixtures.py; the helpers they share are settings.py, children.py, api_client.py,
 media.py, tokens.py, services.py, load.py, results.py, report.py and perf_profile.py (sweep.py
 uses several of them too).
@@ -37,6 +38,7 @@ import sys
 from children import stop_all
 from event_workloads import EventWorkloads
 from feed_workloads import FeedWorkloads
+from figures_workloads import FiguresWorkloads
 from fixtures import Fixtures
 from perf_profile import Profiling
 from rate_limit_workloads import RateLimitWorkloads
@@ -49,11 +51,12 @@ from upload_workloads import UploadWorkloads
 WORKLOADS = [
     "feed", "feed-anon", "healthz", "feed-mixed", "feed-accept", "metrics-scrape", "upload-local", "memory",
     "feed-scale", "upload-s3", "feed-slow-storage", "upload-gcs-rsa", "rate-limit-feed", "rate-limit-burst",
-    "events-fanout", "events-resume", "events-feed",
+    "events-fanout", "events-resume", "events-feed", "figures",
 ]
 
 
-class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, RateLimitWorkloads, EventWorkloads, Profiling, Fixtures):
+class Bench(FeedWorkloads, UploadWorkloads, ScaleWorkloads, RateLimitWorkloads, EventWorkloads, FiguresWorkloads,
+            Profiling, Fixtures):
     """Every workload as run_<name> (name with - as _), on the servers Fixtures starts."""
 
 

@@ -3,11 +3,17 @@
 -- an answer as good only when it is 200 with a feed body; BENCH_EXPECT=ok wants 200 alone.
 -- BENCH_MIX_PERCENT > 0 (with BENCH_STREAMS, live stream IDs one a line) sends that share of
 -- requests as POST /api/streams/{id}/like or /seen, half each: 200 with "likes", or 204.
+-- BENCH_MIX_ACTIONS (comma list of like, unlike, seen; default like,seen) picks among others:
+-- unlike is DELETE /api/streams/{id}/like.
 -- BENCH_ACCEPT names a file whose first line is sent as every request's Accept.
 dofile(os.getenv("BENCH_LUA_DIR") .. "/common.lua")
 
 local expect = os.getenv("BENCH_EXPECT") or "feed"
 local mix = tonumber(os.getenv("BENCH_MIX_PERCENT") or "0")
+local actions = {}
+for action in string.gmatch(os.getenv("BENCH_MIX_ACTIONS") or "like,seen", "[^,]+") do
+  actions[#actions + 1] = action
+end
 
 function init(args)
   tokens = bench.lines(os.getenv("BENCH_TOKENS"))
@@ -27,8 +33,10 @@ function request()
     headers["Authorization"] = "Bearer " .. tokens[index]
   end
   if mix > 0 and #streams > 0 and math.random() * 100 < mix then
-    local action = math.random(2) == 1 and "like" or "seen"
-    return wrk.format("POST", "/api/streams/" .. streams[math.random(#streams)] .. "/" .. action, headers)
+    local action = actions[math.random(#actions)]
+    local path = "/api/streams/" .. streams[math.random(#streams)]
+    if action == "unlike" then return wrk.format("DELETE", path .. "/like", headers) end
+    return wrk.format("POST", path .. "/" .. action, headers)
   end
   return wrk.format("GET", nil, headers)
 end

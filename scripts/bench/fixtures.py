@@ -31,16 +31,7 @@ class Fixtures:
     def main(self):
         if "main" not in self.servers:
             server = self.servers["main"] = Server("main", self.tokens)
-            viewers = self.tokens.viewers("viewer", VIEWERS)
-            seed_streams(server, self.tokens, range(1, FEED_STREAMS + 1))
-            rng = random.Random(8)
-            actions = []
-            for token in viewers:
-                for stream in rng.sample(range(1, FEED_STREAMS + 1), SEEN_PER_VIEWER):
-                    actions.append((token, stream, "seen"))
-                for stream in rng.sample(range(1, FEED_STREAMS + 1), LIKES_PER_VIEWER):
-                    actions.append((token, stream, "like"))
-            seed_viewer_actions(server, actions)
+            viewers = self.seed_feed(server)
             self.viewer_tokens = write_lines("viewers.txt", viewers)
             self.live_streams = write_lines("live-streams.txt", range(1, FEED_STREAMS + 1))
             # The ceiling's bytes: one real answer of each kind, served by nginx as a static file.
@@ -66,6 +57,22 @@ class Fixtures:
             log("feed answer %d bytes (%d anonymous), upload answer %d bytes" % (
                 len(self.ceiling_files["/api/feed"][0]), len(self.ceiling_files["/anon/api/feed"][0]), len(body)))
         return self.servers["main"]
+
+    def seed_feed(self, server):
+        """The feed's state of every feed workload: FEED_STREAMS live streams, and VIEWERS viewers
+        with the same seen marks and likes on every server seeded (the generator's seed is fixed).
+        Returns the viewers' tokens."""
+        viewers = self.tokens.viewers("viewer", VIEWERS)
+        seed_streams(server, self.tokens, range(1, FEED_STREAMS + 1))
+        rng = random.Random(8)
+        actions = []
+        for token in viewers:
+            for stream in rng.sample(range(1, FEED_STREAMS + 1), SEEN_PER_VIEWER):
+                actions.append((token, stream, "seen"))
+            for stream in rng.sample(range(1, FEED_STREAMS + 1), LIKES_PER_VIEWER):
+                actions.append((token, stream, "like"))
+        seed_viewer_actions(server, actions)
+        return viewers
 
     def ceiling(self):
         if self.nginx is None:

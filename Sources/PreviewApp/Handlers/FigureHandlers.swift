@@ -27,9 +27,7 @@ struct FigureHandlers: Sendable {
         let response = StreamStatsResponse(
             streamId: streamId, versions: try context.store.figures(streamId: streamId),
             watchUrl: try context.store.watchURL(streamId: streamId))
-        var answer = WireIO.response(response, for: request)
-        answer.headers.set("Cache-Control", "private, no-store")
-        return answer
+        return WireIO.response(response, for: request)  // no-store, as every API answer
     }
 
     func setWatchURL(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
@@ -40,7 +38,7 @@ struct FigureHandlers: Sendable {
         return WireIO.noContent()
     }
 
-    /// 422 `invalid_argument` on `watchUrl` unless empty or acceptable (`WatchURL`).
+    /// 400 `invalid_argument` on `watchUrl` unless empty or acceptable (`WatchURL`).
     static func check(_ url: String, allowedSchemes: Set<String>) throws(APIError) {
         guard !url.isEmpty, let problem = WatchURL.problem(url, allowedSchemes: allowedSchemes) else { return }
         throw APIError.invalid("watchUrl", problem)
@@ -58,7 +56,7 @@ struct FigureHandlers: Sendable {
 
     private func requireFigures() throws {
         guard context.store.figures.enabled else {
-            throw APIError(.notFound, "figures are off on this server (--stats off)")
+            throw APIError(.notFound, "figures are off on this server (--no-stats)")
         }
     }
 }

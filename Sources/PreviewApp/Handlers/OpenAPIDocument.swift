@@ -41,6 +41,8 @@ enum OpenAPIDocument {
             description: Signed upload URLs, commit, end of stream (streamer tokens owning the stream, admin).
           - name: feed
             description: The live streams in play order, likes and seen marks.
+          - name: figures
+            description: What a stream's previews did (shown, played, liked, opened), for its streamer; its watch URL.
           - name: operations
             description: Health checks and this document.
         paths:
@@ -167,8 +169,10 @@ enum OpenAPIDocument {
               summary: The live streams in play order.
               description: |
                 Unseen previews first, newest commit first (then likes, then stream ID); then seen ones by
-                likes descending (then newest, then stream ID); `current` stays at the head while it is
-                live. Anonymous callers get liked and seen false; a token adds the caller's flags.
+                likes descending (then newest, then stream ID); with serve --rank-by opens, seen ones by
+                open rate with a prior first, (opens + 2.5) / (distinct impressions + 50). `current` stays
+                at the head while it is live. Anonymous callers get liked and seen false; a token adds the
+                caller's flags.
               security:
                 - {}
                 - bearerAuth: []
@@ -280,30 +284,38 @@ enum OpenAPIDocument {
             get:
               tags: [feed]
               operationId: shareLink
-              summary: A share link of a live stream.
+              summary: The stream's tracking link (feed items' shareUrl).
               description: |
-                With Accept naming text/html (a browser, a link previewer): a page with Open Graph and
-                Twitter card tags (og:video, og:image, their type and size) and a player. Otherwise a 302
-                to the clip's signed URL. Cached at most 60 s and never past the URLs it carries, by the
-                client only (Cache-Control private, Vary Accept): the two answers share this URL.
-              security: []
+                A follow by a viewer counts as an open of the preview version live at that moment: a
+                browser (Accept naming text/html) whose User-Agent is not a link previewer or crawler, or
+                any client sending a bearer token (an app). The viewer is the token's subject when a
+                valid token is sent, else the client address; each follow adds to the opens, each viewer
+                once to the distinct opens. Then a counted browser goes to the stream's watch URL when it
+                has one (302, Cache-Control no-store). Otherwise a browser and every link previewer get a
+                page with Open Graph and Twitter card tags (og:video, og:image, their type and size) and a
+                player, anything else a 302 to the clip's signed URL: cached at most 60 s and never past
+                the URLs it carries, by the client only (Cache-Control private, Vary Accept), except an
+                answer that counted (no-store: each follow must reach the server).
+              security:
+                - {}
+                - bearerAuth: []
               responses:
                 '200':
                   description: The share page.
                   headers:
                     X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
-                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Private'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Or-Counted'}
                     Vary: {$ref: '#/components/headers/Vary-Accept'}
                   content:
                     text/html:
                       schema:
                         type: string
                 '302':
-                  description: To the clip's signed URL.
+                  description: To the stream's watch URL (a counted browser), else to the clip's signed URL.
                   headers:
                     X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
                     Location: {$ref: '#/components/headers/Location'}
-                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Private'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-Share-Or-Counted'}
                     Vary: {$ref: '#/components/headers/Vary-Accept'}
                 '400': {$ref: '#/components/responses/BadRequest'}
                 '404': {$ref: '#/components/responses/StreamNotLive'}
@@ -376,6 +388,114 @@ enum OpenAPIDocument {
                 '404': {$ref: '#/components/responses/StreamNotLive'}
                 '406': {$ref: '#/components/responses/NotAcceptable'}
                 '413': {$ref: '#/components/responses/PayloadTooLarge'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /api/streams/{streamId}/play:
+            post:
+              tags: [feed]
+              operationId: reportPlay
+              summary: Report that the caller started playing the stream's live preview.
+              description: |
+                Counted against the live version for its streamer (GET /api/streams/{streamId}/stats): a
+                play, and an impression. Every report adds to the totals (within the write rate limit);
+                the distinct impressions count each viewer once. Clients report a play once per version.
+              parameters:
+                - $ref: '#/components/parameters/StreamIdPath'
+              responses:
+                '204': {$ref: '#/components/responses/NoContent'}
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '401': {$ref: '#/components/responses/Unauthenticated'}
+                '404': {$ref: '#/components/responses/StreamNotLive'}
+                '406': {$ref: '#/components/responses/NotAcceptable'}
+                '413': {$ref: '#/components/responses/PayloadTooLarge'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /api/streams/{streamId}/share:
+            post:
+              tags: [feed]
+              operationId: reportShare
+              summary: Report that the caller copied or shared the stream's tracking link.
+              description: Counted against the live version as a share (a total, no distinct estimate).
+              parameters:
+                - $ref: '#/components/parameters/StreamIdPath'
+              responses:
+                '204': {$ref: '#/components/responses/NoContent'}
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '401': {$ref: '#/components/responses/Unauthenticated'}
+                '404': {$ref: '#/components/responses/StreamNotLive'}
+                '406': {$ref: '#/components/responses/NotAcceptable'}
+                '413': {$ref: '#/components/responses/PayloadTooLarge'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /api/streams/{streamId}/stats:
+            get:
+              tags: [figures]
+              operationId: streamStats
+              summary: The figures of each live and recent preview version of the stream.
+              description: |
+                For the stream's streamer (a streamer token with it in stream_ids) and admins; a viewer
+                token is 403. Versions newest first, kept serve --stats-retention seconds after they stop
+                being live (at most --stats-versions of them). 404 not_found when serve runs with
+                --no-stats.
+              parameters:
+                - $ref: '#/components/parameters/StreamIdPath'
+              responses:
+                '200':
+                  description: The stream's versions and their figures.
+                  headers:
+                    X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                    Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
+                    RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
+                    RateLimit: {$ref: '#/components/headers/RateLimit'}
+                    Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+                    Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+                    Vary: {$ref: '#/components/headers/Vary'}
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/StreamStatsResponse'
+                    application/x-protobuf:
+                      schema:
+                        $ref: '#/components/schemas/ProtobufMessage'
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '401': {$ref: '#/components/responses/Unauthenticated'}
+                '403': {$ref: '#/components/responses/Forbidden'}
+                '404': {$ref: '#/components/responses/FiguresOff'}
+                '406': {$ref: '#/components/responses/NotAcceptable'}
+                '413': {$ref: '#/components/responses/PayloadTooLarge'}
+                '429': {$ref: '#/components/responses/RateLimited'}
+                '500': {$ref: '#/components/responses/Internal'}
+                '503': {$ref: '#/components/responses/Unavailable'}
+          /api/streams/{streamId}/watch:
+            put:
+              tags: [figures]
+              operationId: setWatchUrl
+              summary: Set or clear where the stream's tracking link sends browsers.
+              description: |
+                For the stream's streamer and admins; a viewer token is 403. Kept --stats-retention seconds
+                past this set or the stream's next commit.
+              parameters:
+                - $ref: '#/components/parameters/StreamIdPath'
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/WatchUrlRequest'
+                  application/x-protobuf:
+                    schema:
+                      $ref: '#/components/schemas/ProtobufMessage'
+              responses:
+                '204': {$ref: '#/components/responses/NoContent'}
+                '400': {$ref: '#/components/responses/BadRequest'}
+                '401': {$ref: '#/components/responses/Unauthenticated'}
+                '403': {$ref: '#/components/responses/Forbidden'}
+                '406': {$ref: '#/components/responses/NotAcceptable'}
+                '413': {$ref: '#/components/responses/PayloadTooLarge'}
+                '415': {$ref: '#/components/responses/UnsupportedMediaType'}
                 '429': {$ref: '#/components/responses/RateLimited'}
                 '500': {$ref: '#/components/responses/Internal'}
                 '503': {$ref: '#/components/responses/Unavailable'}
@@ -503,6 +623,13 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 pattern: '^private, max-age=[0-9]+$'
+            Cache-Control-Share-Or-Counted:
+              description: >-
+                As Cache-Control-Share-Private, or no-store for an answer that counted an open (each follow
+                must reach the server to count).
+              schema:
+                type: string
+                pattern: '^(private, max-age=[0-9]+|no-store)$'
             Vary-Accept:
               description: The answer depends on the request's Accept header.
               required: true
@@ -666,6 +793,23 @@ enum OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: '#/components/schemas/StreamNotLiveError'
+                application/x-protobuf:
+                  schema:
+                    $ref: '#/components/schemas/ProtobufMessage'
+            FiguresOff:
+              description: not_found - serve runs with --no-stats, so there are no figures to read.
+              headers:
+                X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+                Cache-Control: {$ref: '#/components/headers/Cache-Control-No-Store'}
+                RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
+                RateLimit: {$ref: '#/components/headers/RateLimit'}
+                Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+                Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+                Vary: {$ref: '#/components/headers/Vary'}
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/FiguresOffError'
                 application/x-protobuf:
                   schema:
                     $ref: '#/components/schemas/ProtobufMessage'
@@ -946,6 +1090,15 @@ enum OpenAPIDocument {
                 thumbnailContentType:
                   description: The thumbnail's type; empty, absent or null is image/jpeg.
                   enum: ['', image/jpeg, image/png, image/webp, null]
+                watchUrl:
+                  description: |
+                    Where the stream's tracking link /s/{streamId} sends browsers: an absolute https URL
+                    with a host and no user name, printable ASCII without spaces (percent-encode the rest),
+                    at most 2048 bytes; or a URL of a scheme serve --watch-url-schemes allows (an app's
+                    deep link), which this pattern does not cover. Empty or absent leaves the stream's watch URL as it is.
+                  type: string
+                  maxLength: 2048
+                  pattern: '^$|^[Hh][Tt][Tt][Pp][Ss]://[!"$-.0-9:->A-~]+([/?#][!-~]*)?$'
             StreamPreviewPostResponse:
               type: object
               additionalProperties: false
@@ -996,7 +1149,7 @@ enum OpenAPIDocument {
               type: object
               additionalProperties: false
               required: [streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt,
-                durationMs, width, height, fastStart, stale]
+                durationMs, width, height, fastStart, stale, shareUrl, downloadUrl]
               properties:
                 streamId:
                   $ref: '#/components/schemas/Int64'
@@ -1042,6 +1195,17 @@ enum OpenAPIDocument {
                     the shared feed snapshot is rendered (about once a second) and in commit answers and
                     `preview` events.
                   type: boolean
+                shareUrl:
+                  description: |
+                    The stream's tracking link (/s/{streamId} on the server's public URL): what a viewer
+                    copies or shares; each follow counts as an open of the version then live.
+                  type: string
+                downloadUrl:
+                  description: |
+                    The clip's GET URL that makes a browser save it (Content-Disposition: attachment;
+                    filename="stream-<id>-v<version>.<ext>"), signed and cached like movieUrl; with serve
+                    --public-base-url the plain object URL.
+                  type: string
                 labels:
                   description: |
                     What the moderation hook (serve --commit-hook-url) attached when it allowed the
@@ -1163,6 +1327,73 @@ enum OpenAPIDocument {
                     additionalProperties: false
                 id:
                   $ref: '#/components/schemas/FeedEventId'
+            WatchUrlRequest:
+              type: object
+              properties:
+                watchUrl:
+                  description: |
+                    Where the stream's tracking link /s/{streamId} sends browsers: an absolute https URL
+                    with a host and no user name, printable ASCII without spaces (percent-encode the rest),
+                    at most 2048 bytes; or a URL of a scheme serve --watch-url-schemes allows (an app's
+                    deep link), which this pattern does not cover. Empty or absent clears it.
+                  type: string
+                  maxLength: 2048
+                  pattern: '^$|^[Hh][Tt][Tt][Pp][Ss]://[!"$-.0-9:->A-~]+([/?#][!-~]*)?$'
+            StreamStatsResponse:
+              type: object
+              additionalProperties: false
+              required: [streamId, versions, watchUrl]
+              properties:
+                streamId:
+                  $ref: '#/components/schemas/Int64'
+                versions:
+                  description: The versions whose figures are kept, newest first.
+                  type: array
+                  items:
+                    $ref: '#/components/schemas/PreviewVersionStats'
+                watchUrl:
+                  description: Where the tracking link sends browsers; empty when none is set.
+                  type: string
+            PreviewVersionStats:
+              description: |
+                One preview version's figures. Totals count every action (a viewer's repeated like counts
+                once, as it changes nothing); distinctImpressions and distinctOpens are HyperLogLog
+                estimates of the viewers behind them (standard error 0.81%).
+              type: object
+              additionalProperties: false
+              required: [previewVersion, liveFrom, liveUntil, impressions, plays, likes, opens, shares,
+                distinctImpressions, distinctOpens, openRate]
+              properties:
+                previewVersion:
+                  $ref: '#/components/schemas/Int64'
+                liveFrom:
+                  description: When the version went live (Unix seconds).
+                  $ref: '#/components/schemas/Int64'
+                liveUntil:
+                  description: When it stopped being live; 0 while it is.
+                  $ref: '#/components/schemas/Int64'
+                impressions:
+                  description: Seen marks (a clip played to its end) plus plays started.
+                  $ref: '#/components/schemas/Int64'
+                plays:
+                  description: Plays started (POST /api/streams/{streamId}/play).
+                  $ref: '#/components/schemas/Int64'
+                likes:
+                  $ref: '#/components/schemas/Int64'
+                opens:
+                  description: Follows of the tracking link by viewers (link previewers and crawlers not counted).
+                  $ref: '#/components/schemas/Int64'
+                shares:
+                  description: Copies or shares of the tracking link that clients reported.
+                  $ref: '#/components/schemas/Int64'
+                distinctImpressions:
+                  $ref: '#/components/schemas/Int64'
+                distinctOpens:
+                  $ref: '#/components/schemas/Int64'
+                openRate:
+                  description: opens / distinctImpressions; 0 before anyone was shown the version.
+                  type: number
+                  minimum: 0
             LikeResponse:
               type: object
               additionalProperties: false
@@ -1259,6 +1490,12 @@ enum OpenAPIDocument {
                 - properties:
                     code:
                       enum: [stream_not_live]
+            FiguresOffError:
+              allOf:
+                - $ref: '#/components/schemas/ErrorResponse'
+                - properties:
+                    code:
+                      enum: [not_found]
             NotAcceptableError:
               allOf:
                 - $ref: '#/components/schemas/ErrorResponse'

@@ -35,7 +35,8 @@ struct ShareHandler: Sendable {
         }
         var response: HTTPResponse
         if browser, !watchURL.isEmpty {
-            response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", watchURL)]))
+            // Vary as the share link's other answers: a client that did not ask for HTML gets the clip.
+            response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", watchURL), ("Vary", "Accept")]))
         } else {
             response = try answer(request, streamId: streamId, browser: browser)
         }
