@@ -9,8 +9,9 @@ struct WireJSONTests {
     @Test func defaultValuesAreAllWrittenWithInt64AsStringsAndKeysSorted() {
         #expect(
             Self.text(FeedItem().jsonBytes()) == """
-                {"durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0","movieUrl":"",\
-                "previewVersion":"0","seen":false,"stale":false,"streamId":"0","thumbnailUrl":"","updatedAt":"0","width":0}
+                {"downloadUrl":"","durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0",\
+                "movieUrl":"","previewVersion":"0","seen":false,"shareUrl":"","stale":false,"streamId":"0",\
+                "thumbnailUrl":"","updatedAt":"0","width":0}
                 """)
         #expect(
             Self.text(StreamPreviewPostResponse().jsonBytes()) == """
