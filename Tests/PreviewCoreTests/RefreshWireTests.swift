@@ -21,7 +21,9 @@ import Testing
             expiresAt: 610, fastStart: true, stale: true)
         #expect(try FeedItem(json: item.jsonBytes()) == item)
         #expect(try FeedItem(protobuf: item.protobufBytes()) == item)
-        #expect(String(decoding: item.jsonBytes(), as: UTF8.self).contains(#""seen":false,"shareUrl":"","stale":true,"streamId""#))
+        #expect(
+            String(decoding: item.jsonBytes(), as: UTF8.self).contains(
+                #""seen":false,"shareUrl":"","stale":true,"streamId""#))
         #expect(item.protobufBytes().suffix(2) == [15 << 3, 1])
         var fresh = item
         fresh.stale = false
