@@ -38,8 +38,12 @@ let package = Package(
         .target(
             name: "PreviewApp",
             dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto"],
-            // The viewer page's files, compiled in by scripts/viewer/embed.sh (ViewerPageFiles.swift).
-            exclude: ["ViewerPage"],
+            // Served from memory (`PackageResources`, written by SwiftPM at build time): the viewer
+            // page's files, and proto/openapi.yaml through the OpenAPI/openapi.yaml link.
+            resources: [
+                .embedInCode("ViewerPage/index.html"), .embedInCode("ViewerPage/viewer.js"),
+                .embedInCode("ViewerPage/viewer.css"), .embedInCode("OpenAPI/openapi.yaml"),
+            ],
             swiftSettings: strict),
         .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
         .target(

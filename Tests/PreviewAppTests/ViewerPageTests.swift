@@ -7,19 +7,15 @@ import Testing
 
 @Suite("The viewer page compiled into the binary")
 struct ViewerPageTests {
-    @Test(
-        "each file compiled in is its file under Sources/PreviewApp/ViewerPage byte for byte (run scripts/viewer/embed.sh)"
-    )
-    func embeddedFilesAreTheFiles() throws {
-        for (name, text) in [
-            ("index.html", ViewerPageFiles.page), ("viewer.js", ViewerPageFiles.script),
-            ("viewer.css", ViewerPageFiles.style),
-        ] {
+    @Test("each file served is its file under Sources/PreviewApp/ViewerPage byte for byte")
+    func servedFilesAreTheFiles() throws {
+        let app = try AppHarness()
+        for (path, name) in [("/", "index.html"), ("/viewer.js", "viewer.js"), ("/viewer.css", "viewer.css")] {
             let file = try Data(
                 contentsOf: URL(fileURLWithPath: TestPaths.repositoryRoot + "/Sources/PreviewApp/ViewerPage/" + name))
-            #expect(
-                Array(text.utf8) == Array(file),
-                "\(name) differs from the copy compiled in: run scripts/viewer/embed.sh")
+            let response = app.send("GET", path)
+            #expect(response.status == 200, "\(path)")
+            #expect(response.bytes == Array(file), "\(path) is not \(name)")
         }
     }
 

@@ -1,11 +1,10 @@
 import PreviewCore
 
 /// `GET /api/openapi.yaml`: the API's OpenAPI 3.1 description, the bytes of proto/openapi.yaml
-/// compiled into the binary (`OpenAPIDocument`). YAML whatever `Accept` says: it is a document
+/// compiled into the binary by SwiftPM (`PackageResources`, through Sources/PreviewApp/OpenAPI). YAML whatever `Accept` says: it is a document
 /// for tools, not an API message, so it takes no part in JSON/protobuf negotiation.
 enum OpenAPIHandler {
-    /// Encoded once, on first use.
-    static let body = Array(OpenAPIDocument.yaml.utf8)
+    static var body: [UInt8] { PackageResources.openapi_yaml }
 
     static func document() -> HTTPResponse {
         var headers = HTTPHeaders()

@@ -1,8 +1,8 @@
 import PreviewCore
 import PreviewCrypto
 
-/// `GET /`, `/viewer.js`, `/viewer.css` (and `/favicon.ico`, 204): the viewer page (`ViewerPageFiles`, compiled in), with
-/// an ETag each and a Content-Security-Policy that lets the page load its own files, call this
+/// `GET /`, `/viewer.js`, `/viewer.css` (and `/favicon.ico`, 204): the viewer page, the files of
+/// Sources/PreviewApp/ViewerPage compiled in by SwiftPM (`PackageResources`), with an ETag each and a Content-Security-Policy that lets the page load its own files, call this
 /// server, and show objects from where the store's URLs point, and nothing else.
 struct ViewerPageHandler: Sendable {
     private struct File: Sendable {
@@ -28,16 +28,15 @@ struct ViewerPageHandler: Sendable {
     }
 
     init(crypto: OpenSSLCrypto, objectOrigins: @escaping @Sendable () -> [String]) {
-        func file(_ text: String, _ type: String) -> File {
-            let body = Array(text.utf8)
-            return File(body: body, type: type, etag: "\"" + Hex.encode(crypto.sha256(body).prefix(12)) + "\"")
+        func file(_ body: [UInt8], _ type: String) -> File {
+            File(body: body, type: type, etag: "\"" + Hex.encode(crypto.sha256(body).prefix(12)) + "\"")
         }
         files = Route.ViewerAsset.allCases.map { asset in
             switch asset {
-            case .page: return file(ViewerPageFiles.page, "text/html; charset=utf-8")
-            case .script: return file(ViewerPageFiles.script, "text/javascript; charset=utf-8")
-            case .style: return file(ViewerPageFiles.style, "text/css; charset=utf-8")
-            case .icon: return file("", "image/x-icon")  // answered 204 below
+            case .page: return file(PackageResources.index_html, "text/html; charset=utf-8")
+            case .script: return file(PackageResources.viewer_js, "text/javascript; charset=utf-8")
+            case .style: return file(PackageResources.viewer_css, "text/css; charset=utf-8")
+            case .icon: return file([], "image/x-icon")  // answered 204 below
             }
         }
         self.objectOrigins = objectOrigins
