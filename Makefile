@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: all deps test-deps build release run test lint format clean help
+.PHONY: all deps test-deps build release run test lint format docs clean help
 
 all: build
 
@@ -10,6 +10,7 @@ help:
 	@echo "make run    install Debian packages (as root), build release, start 'streampreview serve' (ARGS=... adds flags)"
 	@echo "make test   install Debian packages (as root), build and run the whole test suite"
 	@echo "make build  debug build"
+	@echo "make docs   build the manual (docs/manual, mkdocs --strict) into .build/docs"
 	@echo "make lint   swift format lint (strict, the checked-in .swift-format); make format applies it"
 	@echo "make fuzz   build the libFuzzer targets and run each for FUZZ_SECONDS (default 60)"
 	@echo "make bench  install wrk and nginx (as root), build release, run the load workloads, print the table, write BENCHMARKS.md"
@@ -38,6 +39,11 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Package.swift
 
+# The manual, docs/manual with docs/mkdocs.yml, built by a pinned mkdocs into .build/docs; --strict
+# fails on a broken link or anchor and on a page left out of the navigation.
+docs:
+	scripts/docs/build.sh
+
 # LocalStack's suites run apart, inside a loopback-only network namespace (scripts/test-s3.sh);
 # the end-to-end suites run again against a 6-node Redis Cluster on loopback (scripts/test-cluster.sh).
 # scripts/test-deploy.sh validates deploy/ offline (systemd-analyze verify, kubernetes-validate,
@@ -49,8 +55,10 @@ format:
 # scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
 # scripts/test-openapi-client.sh generates a Python client from a serve's GET /api/openapi.yaml with
 # openapi-python-client (no warning allowed) and drives uploads, commit, feed, like and typed errors with it.
+# scripts/docs/build.sh builds the manual with mkdocs --strict (make docs).
 # Each step says how long it took (scripts/step.sh).
 test: test-deps lint
+	scripts/step.sh scripts/docs/build.sh
 	scripts/step.sh $(SWIFT) build --build-tests
 	scripts/step.sh scripts/test-deploy.sh
 	scripts/step.sh $(SWIFT) test --skip-build --skip LocalStack
