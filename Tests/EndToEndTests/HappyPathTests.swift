@@ -100,7 +100,7 @@ struct HappyPathTests {
         #expect(issued.thumbnailHeaders == ["Content-Type": "image/jpeg"])
     }
 
-    @Test("PNG and WebP thumbnails and QuickTime clips are accepted and served with their types")
+    @Test("PNG and WebP thumbnails and QuickTime clips are accepted and served, and shared, with their types")
     func otherMediaTypes() throws {
         let service = try ServiceProcess()
         let api = try APIClient(service)
@@ -120,6 +120,9 @@ struct HappyPathTests {
             #expect(served.body == thumbnail)
             #expect(served.headers["Content-Type"] == type)
             #expect(try api.send("GET", item.movieUrl).headers["Content-Type"] == "video/quicktime")
+            // The share page announces the clip's own type to link previewers.
+            let page = try api.send("GET", "/s/\(stream)", headers: [("Accept", "text/html")])
+            #expect(page.text.contains(#"<meta property="og:video:type" content="video/quicktime">"#))
         }
     }
 

@@ -46,33 +46,36 @@ struct ShareHandler: Sendable {
 
     /// The page for a browser, else the redirect to the clip.
     private func answer(_ request: HTTPRequest, streamId: Int64, browser: Bool) throws -> HTTPResponse {
-        let (item, lifetime) = try liveItem(streamId)
+        let (item, lifetime, clipType) = try liveItem(streamId)
         if browser {
             var headers = cacheHeaders(lifetime, scope: .byAccept)
             headers.add("Content-Type", "text/html; charset=utf-8")
             headers.add("Content-Security-Policy", Self.policy(item))
             headers.add("X-Content-Type-Options", "nosniff")
             headers.add("Referrer-Policy", "no-referrer")
-            return HTTPResponse(status: 200, headers: headers, body: .bytes(Array(Self.page(item).utf8)))
+            return HTTPResponse(
+                status: 200, headers: headers, body: .bytes(Array(Self.page(item, clipType: clipType).utf8)))
         }
         return redirect(to: item.movieUrl, lifetime: lifetime, scope: .byAccept)
     }
 
     func thumbnail(_ request: HTTPRequest, streamId: Int64) throws -> HTTPResponse {
-        let (item, lifetime) = try liveItem(streamId)
+        let (item, lifetime, _) = try liveItem(streamId)
         return redirect(to: item.thumbnailUrl, lifetime: lifetime, scope: .shared)
     }
 
     /// The stream's item with URLs minted now, and how many seconds an answer built on them may
     /// be kept.
-    private func liveItem(_ streamId: Int64) throws -> (FeedItem, Int64) {
+    /// The stream's feed item, how long an answer carrying its URLs may be cached, and the clip's type.
+    private func liveItem(_ streamId: Int64) throws -> (FeedItem, Int64, MediaType) {
         let now = context.now
         guard let stream = try context.store.liveStream(streamId: streamId), stream.preview.expiresAt > now else {
             throw notLive(streamId)
         }
         let item = try context.feedItem(stream, seen: false, liked: false, now: now)
         let urlsValid = context.feedCache.urlGrid.expiry(at: now) - now
-        return (item, max(0, min(Self.maxAgeSeconds, urlsValid, stream.preview.expiresAt - now)))
+        let lifetime = max(0, min(Self.maxAgeSeconds, urlsValid, stream.preview.expiresAt - now))
+        return (item, lifetime, stream.preview.movieType)
     }
 
     static let maxAgeSeconds: Int64 = 60
@@ -118,8 +121,9 @@ struct ShareHandler: Sendable {
             + "form-action 'none'; frame-ancestors 'none'"
     }
 
-    /// The page: link-preview tags in its head, the clip playing in its body.
-    static func page(_ item: FeedItem) -> String {
+    /// The page: link-preview tags in its head (the clip's own type: a QuickTime clip is not
+    /// announced as MP4), the clip playing in its body.
+    static func page(_ item: FeedItem, clipType: MediaType) -> String {
         let title = "Stream \(item.streamId) is live"
         let movie = HTMLText.escape(item.movieUrl)
         let thumbnail = HTMLText.escape(item.thumbnailUrl)
@@ -127,7 +131,7 @@ struct ShareHandler: Sendable {
         var meta = [
             ("property", "og:type", "video.other"), ("property", "og:title", title),
             ("property", "og:image", item.thumbnailUrl), ("property", "og:video", item.movieUrl),
-            ("property", "og:video:type", "video/mp4"),
+            ("property", "og:video:type", clipType.rawValue),
             ("name", "twitter:card", "summary_large_image"), ("name", "twitter:title", title),
             ("name", "twitter:image", item.thumbnailUrl),
         ]
