@@ -1,27 +1,19 @@
+import PreviewCore
 import Synchronization
 
-/// What the per-address connection limit counts under: an IPv4 address, or the /64 an IPv6
-/// address is in. One IPv6 host is usually given a whole /64, so counting single IPv6
-/// addresses would let one client open the limit's worth of connections from each of 2^64.
-/// An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, a dual-stack listener) counts as IPv4.
+/// What the per-address limits of the server (connections, event streams) count under: the
+/// peer's `IPAddress.limitPrefix` (an IPv4 address, or the /64 of an IPv6 one, an IPv4-mapped
+/// IPv6 address counting as IPv4), as the rate limiter counts.
 enum AddressGroup: Hashable, Sendable {
-    case ipv4(UInt32)
-    /// The first 64 bits of the address.
-    case ipv6(UInt64)
+    case prefix(IPAddress)
     /// A peer address of another family, or none: never limited.
     case none
 
+    init(_ address: IPAddress) { self = .prefix(address.limitPrefix) }
+
     /// The group of a 16-byte IPv6 address, in network order.
     init(ipv6 bytes: [UInt8]) {
-        guard bytes.count == 16 else {
-            self = .none
-            return
-        }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            self = .ipv4(bytes[12...].reduce(0) { $0 << 8 | UInt32($1) })
-        } else {
-            self = .ipv6(bytes[..<8].reduce(0) { $0 << 8 | UInt64($1) })
-        }
+        self = IPAddress(networkBytes: bytes).map(AddressGroup.init) ?? .none
     }
 }
 

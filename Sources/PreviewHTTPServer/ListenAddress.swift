@@ -51,7 +51,7 @@ enum ListenAddress {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             let ip = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-            return .ipv4(UInt32(bigEndian: ip))
+            return AddressGroup(IPAddress(ipv4: UInt32(bigEndian: ip)))
         case AF_INET6:
             var ip = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
             return AddressGroup(ipv6: withUnsafeBytes(of: &ip) { Array($0) })

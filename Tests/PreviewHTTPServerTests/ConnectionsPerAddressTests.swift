@@ -1,4 +1,5 @@
 import Glibc
+import PreviewCore
 import Testing
 
 @testable import PreviewHTTPServer
@@ -19,7 +20,7 @@ struct ConnectionsPerAddressTests {
 
     @Test("an IPv4-mapped IPv6 address counts as its IPv4 address")
     func mappedIPv4IsIPv4() throws {
-        #expect(try Self.group("::ffff:10.1.2.3") == .ipv4(0x0A01_0203))
+        #expect(try Self.group("::ffff:10.1.2.3") == AddressGroup(IPAddress(ipv4: 0x0A01_0203)))
         #expect(try Self.group("::ffff:10.1.2.3") != Self.group("::ffff:10.1.2.4"))
     }
 

@@ -128,10 +128,19 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return (high, low)
     }
 
-    /// What per-address limits count under: the address itself for IPv4, its /64 for IPv6
-    /// (one host is usually given a whole /64), written as text.
-    public var limitGroup: String {
-        isIPv4 ? description : IPAddress(high: high, low: 0).description + "/64"
+    /// What per-address limits (rate limits, connections, event streams) count under: the
+    /// address itself for IPv4, its /64 for IPv6. One IPv6 host is usually given a whole /64, so
+    /// counting single IPv6 addresses would let one client have the limit from each of 2^64.
+    public var limitPrefix: IPAddress { isIPv4 ? self : IPAddress(high: high, low: 0) }
+
+    /// `limitPrefix` as text (`2001:db8::/64`, or the IPv4 address).
+    public var limitGroup: String { isIPv4 ? description : limitPrefix.description + "/64" }
+
+    /// The address of 16 bytes in network order (a socket's `in6_addr`); nil for another length.
+    public init?(networkBytes bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.init(
+            high: bytes[..<8].reduce(0) { $0 << 8 | UInt64($1) }, low: bytes[8...].reduce(0) { $0 << 8 | UInt64($1) })
     }
 }
 
