@@ -143,11 +143,14 @@ public struct SignedPut: Sendable, Hashable, Codable {
     public var file: URL
 
     /// The request to hand to any `URLSession` (a background one included) with
-    /// `uploadTask(with:fromFile:)` and `file`.
+    /// `uploadTask(with:fromFile:)` and `file`. A signed `Content-Length` is left to the session,
+    /// which sends the file's own: a file that changed size since is refused by the store (a
+    /// stale header would leave bytes on the connection instead).
     public var request: URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in headers.sorted(by: { $0.key < $1.key })
+        where name.lowercased() != "content-length" {
             request.setValue(value, forHTTPHeaderField: name)
         }
         return request

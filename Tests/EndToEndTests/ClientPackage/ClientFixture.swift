@@ -57,3 +57,21 @@ final class UploadEvents: Sendable {
         }
     }
 }
+
+/// Runs `body`, cancelled and failed if it has not finished within `seconds`: a deadline for
+/// waiting on events (generous: the machine is shared), never a measurement.
+func withDeadline<T: Sendable>(
+    seconds: Int = 120, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let value = try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
+    }
+    return try #require(value, "not done within \(seconds) s", sourceLocation: sourceLocation)
+}
