@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")
 
 let package = Package(
     name: "StreamPreview",
-    platforms: [.macOS(.v14), .iOS(.v16)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "streampreview", targets: ["streampreview"]),
         // What an app adds: Foundation (URLSession) only, no C module in its graph

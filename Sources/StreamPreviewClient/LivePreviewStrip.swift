@@ -10,11 +10,15 @@ public struct LivePreviewStrip: Sendable, Hashable {
         public var streamId: Int64
         public var previewVersion: Int64
         public var movieUrl: String
+        /// Counts the plays of the strip, so a clip that plays again (alone in the strip) is
+        /// another value: a view keyed on `playing` starts it again.
+        public var turn: Int
 
-        public init(streamId: Int64, previewVersion: Int64, movieUrl: String) {
+        public init(streamId: Int64, previewVersion: Int64, movieUrl: String, turn: Int = 0) {
             self.streamId = streamId
             self.previewVersion = previewVersion
             self.movieUrl = movieUrl
+            self.turn = turn
         }
     }
 
@@ -29,6 +33,8 @@ public struct LivePreviewStrip: Sendable, Hashable {
     public private(set) var items: [FeedItem] = []
     /// The clip playing, if any.
     public private(set) var playing: Playing?
+    /// Clips started so far.
+    private var turns = 0
 
     public init(items: [FeedItem] = []) {
         load(items)
@@ -126,7 +132,10 @@ public struct LivePreviewStrip: Sendable, Hashable {
     /// The viewer chose a cell: its current clip plays now.
     public mutating func play(stream streamId: Int64) {
         guard let item = items.first(where: { $0.streamId == streamId }) else { return }
-        playing = Playing(streamId: item.streamId, previewVersion: item.previewVersion, movieUrl: item.movieUrl)
+        playing = Playing(
+            streamId: item.streamId, previewVersion: item.previewVersion, movieUrl: item.movieUrl,
+            turn: turns + 1)
+        turns += 1
     }
 
     /// Sets the caller's like of a stream and its count (the answer of `like`/`unlike`).
