@@ -104,13 +104,13 @@ extension StreamPreviewClient {
         let total = try Self.size(of: target.file, label: label)
         var request = target.request
         request.timeoutInterval = 120
-        let stored = try await retrying(.put, label: label, expiresAt: expiresAt, onEvent: onEvent) { attempt in
+        // A 2xx, or a retry's 409 or 412: either way the store holds the file now.
+        _ = try await retrying(.put, label: label, expiresAt: expiresAt, onEvent: onEvent) { attempt in
             onEvent?(.started(file, totalBytes: total, attempt: attempt))
             return try await self.exchange(request, label: label, file: target.file) { sent, _ in
                 onEvent?(.progress(file, sentBytes: sent, totalBytes: total))
             }
         }
-        _ = stored
         onEvent?(.stored(file))
     }
 
