@@ -55,6 +55,10 @@ docs:
 # scripts/test-openapi.sh validates proto/openapi.yaml and runs schemathesis against a serve on loopback.
 # scripts/test-openapi-client.sh generates a Python client from a serve's GET /api/openapi.yaml with
 # openapi-python-client (no warning allowed) and drives uploads, commit, feed, like and typed errors with it.
+# scripts/check-client-graph.sh builds the StreamPreviewClient library product and fails if a C module or
+# system library is in its graph (Package.swift, the modules it was compiled against, its imports) or it spawns.
+# scripts/test-client-readme.sh builds the Swift blocks of README.md's Apps section in a fresh package that
+# depends on this one, as an app would (the SwiftUI view is left out on Linux by #if canImport(SwiftUI)).
 # scripts/docs/build.sh builds the manual with mkdocs --strict (make docs).
 # Each step says how long it took (scripts/step.sh).
 test: test-deps lint
@@ -65,6 +69,8 @@ test: test-deps lint
 	scripts/step.sh scripts/test-browser.sh
 	scripts/step.sh scripts/test-openapi.sh
 	scripts/step.sh scripts/test-openapi-client.sh
+	scripts/step.sh scripts/check-client-graph.sh
+	scripts/step.sh scripts/test-client-readme.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 scripts/step.sh scripts/fuzz.sh
 	scripts/step.sh scripts/test-s3.sh
 	scripts/step.sh scripts/test-replicas.sh

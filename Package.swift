@@ -7,8 +7,13 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")
 
 let package = Package(
     name: "StreamPreview",
-    platforms: [.macOS(.v14)],
-    products: [.executable(name: "streampreview", targets: ["streampreview"])],
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "streampreview", targets: ["streampreview"]),
+        // What an app adds: Foundation (URLSession) only, no C module in its graph
+        // (scripts/check-client-graph.sh checks it).
+        .library(name: "StreamPreviewClient", targets: ["StreamPreviewClient"]),
+    ],
     targets: [
         // System libraries from Debian (module.modulemap + one-line header each).
         // hiredis without pkg-config: its .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
@@ -45,6 +50,9 @@ let package = Package(
                 .embedInCode("ViewerPage/viewer.css"), .embedInCode("OpenAPI/openapi.yaml"),
             ],
             swiftSettings: strict),
+        // The app-side client (uploads, feed, events, the strip model): self-contained, with its own JSON
+        // models, so an iOS or macOS app builds no C library and none of the server.
+        .target(name: "StreamPreviewClient", swiftSettings: strict),
         .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
         .target(
             name: "PreviewTestSupport",
@@ -61,8 +69,11 @@ let package = Package(
             dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
         .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport"]),
+        .testTarget(name: "StreamPreviewClientTests", dependencies: ["StreamPreviewClient"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PreviewTestSupport", "PreviewCore", "PreviewHTTPClient", "PreviewCrypto"]),
+            dependencies: [
+                "PreviewTestSupport", "PreviewCore", "PreviewHTTPClient", "PreviewCrypto", "StreamPreviewClient",
+            ]),
     ]
 )
