@@ -172,24 +172,30 @@ struct PreviewFiguresTests {
         let sam = try service.token(sub: "sam", role: "streamer", streams: [42])
         let redis = RedisProbe(serveDataDirectory: service.dataDirectory)
         try api.publish(streamId: 42, token: sam)
-        let key = "sp:{s:42}:figures:1"
-        #expect(try redis.integer(["TTL", key]) == -1)
-        #expect(try redis.integer(["TTL", key + ":impressions"]) == -1)
+        let hash = "sp:{s:42}:figures"
+        let estimates = ["sp:{s:42}:figures:impressions", "sp:{s:42}:figures:opens"]
+        for key in [hash] + estimates { #expect(try redis.integer(["TTL", key]) == -1, "\(key)") }
+        let viewer = try service.token(sub: "ann", role: "viewer")
+        #expect(try api.send("POST", "/api/streams/42/seen", token: viewer).status == 204)
+        // Replaced: version 1 closed (its distinct viewers counted into the hash), version 2 live.
         try api.publish(streamId: 42, token: sam)
-        for suffix in ["", ":impressions", ":opens"] {
-            let ttl = try redis.integer(["TTL", key + suffix])
-            #expect(ttl > 590 && ttl <= 600, "\(suffix): \(ttl)")
-        }
+        #expect(try redis.integer(["TTL", hash]) == -1)
+        #expect(try redis.strings(["HMGET", hash, "1.impressions", "1.distinctImpressions"]) == ["1", "1"])
+        #expect(try redis.integer(["HEXISTS", hash, "2.liveFrom"]) == 1)
+        #expect(try redis.integer(["HEXISTS", hash, "2.impressions"]) == 0)
+        #expect(try redis.integer(["PFCOUNT", estimates[0]]) == 0)
+        // Ended: nothing live, so the whole hash expires after the retention; the estimates are gone.
         #expect(try api.send("DELETE", "/api/preview/42", token: sam).status == 204)
-        #expect(try redis.integer(["TTL", "sp:{s:42}:figures:2"]) > 590)
-        #expect(try redis.integer(["TTL", "sp:{s:42}:figures"]) > 590)
+        let ttl = try redis.integer(["TTL", hash])
+        #expect(ttl > 590 && ttl <= 600, "\(ttl)")
+        for key in estimates { #expect(try redis.integer(["EXISTS", key]) == 0, "\(key)") }
 
         let off = try ServiceProcess(arguments: ["--no-stats"])
         let offAPI = try APIClient(off)
         let owner = try off.token(sub: "sam", role: "streamer", streams: [42])
         try offAPI.publish(streamId: 42, token: owner)
-        let viewer = try off.token(sub: "ann", role: "viewer")
-        #expect(try offAPI.send("POST", "/api/streams/42/seen", token: viewer).status == 204)
+        let offViewer = try off.token(sub: "ann", role: "viewer")
+        #expect(try offAPI.send("POST", "/api/streams/42/seen", token: offViewer).status == 204)
         expectError(try offAPI.send("GET", "/api/streams/42/stats", token: owner), status: 404, code: "not_found")
         let offRedis = RedisProbe(serveDataDirectory: off.dataDirectory)
         #expect(try offRedis.strings(["KEYS", "sp:{s:42}:figures*"]) == [])

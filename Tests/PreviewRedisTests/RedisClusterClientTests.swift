@@ -100,6 +100,8 @@ struct MigratingSlotScriptTests {
         let admin = try nodes.connection(port: nodes.primaryPort)
         _ = try admin.command(["HSET", keys.preview(7), "expiresAt", "9999999999999"])
         _ = try admin.command(["SADD", keys.likers(7), "ann"])
+        // Published with figures on: the stream's figures hash exists (every key the script declares does).
+        _ = try admin.command(["HSET", keys.figures(7), "1.liveFrom", "0"])
         let slot = String(ClusterSlot.of(keys.preview(7)))
         let importer = try nodes.connection(port: nodes.replicaPort)
         _ = try importer.command(["CLUSTER", "SETSLOT", slot, "IMPORTING", try nodes.nodeID(port: nodes.primaryPort)])
@@ -108,5 +110,26 @@ struct MigratingSlotScriptTests {
         let store = PreviewStore(client: RedisCluster(endpoint: try RedisClusterEndpoint.parse(nodes.url)), keys: keys)
         let unliked = try store.setLike(streamId: 7, subject: "ann", like: false, now: 0, ttl: 60)
         #expect(unliked?.count.likes == 0)
+    }
+
+    @Test("a seen mark of a stream without a watch URL is counted while the stream's slot migrates")
+    func seenWithoutFiguresAnswersWhileMigrating() throws {
+        let nodes = try ClusterPairFixture(secondIsReplica: false)
+        let keys = RedisKeys(prefix: "m")
+        let admin = try nodes.connection(port: nodes.primaryPort)
+        _ = try admin.command(["HSET", keys.preview(7), "expiresAt", "9999999999999", "version", "3"])
+        // Published with figures on: the hash holds the live version, its estimates exist; no watch URL.
+        _ = try admin.command(["HSET", keys.figures(7), "3.liveFrom", "0"])
+        _ = try admin.command(["PFADD", keys.figures(7, distinct: "impressions")])
+        let slot = String(ClusterSlot.of(keys.preview(7)))
+        let importer = try nodes.connection(port: nodes.replicaPort)
+        _ = try importer.command(["CLUSTER", "SETSLOT", slot, "IMPORTING", try nodes.nodeID(port: nodes.primaryPort)])
+        _ = try admin.command(["CLUSTER", "SETSLOT", slot, "MIGRATING", try nodes.nodeID(port: nodes.replicaPort)])
+
+        let store = PreviewStore(client: RedisCluster(endpoint: try RedisClusterEndpoint.parse(nodes.url)), keys: keys)
+        let counted = try store.count(.impression, streamId: 7, viewer: "sub:ann", now: 0)
+        #expect(counted?.version == 3)
+        #expect(counted?.watchURL == "")
+        #expect(try admin.command(["HGET", keys.figures(7), "3.impressions"]).string == "1")
     }
 }

@@ -25,7 +25,7 @@ struct FigureHandlers: Sendable {
         try requireFigures()
         try requireOwner(request, of: streamId, reading: true)
         let response = StreamStatsResponse(
-            streamId: streamId, versions: try context.store.figures(streamId: streamId),
+            streamId: streamId, versions: try context.store.figures(streamId: streamId, now: context.now),
             watchUrl: try context.store.watchURL(streamId: streamId))
         return WireIO.response(response, for: request)  // no-store, as every API answer
     }

@@ -84,19 +84,23 @@ public struct RedisKeys: Sendable, Equatable {
     /// and replaced objects in their grace (`RetainedScripts`).
     public func retained(_ streamId: Int64) -> RetainedKeys { RetainedKeys(base: "\(prefix):{s:\(streamId)}") }
 
-    /// Sorted set: the preview versions whose figures are kept (member and score: the version),
-    /// at most `--stats-versions`, persistent while the stream is live; it expires
-    /// `--stats-retention` after the stream's last preview is removed. Each member names a hash
-    /// of counts (`figures(_:version:)`, fields in `PreviewFigures`) and two HyperLogLogs of
-    /// distinct viewers (`figures(_:version:distinct:)`), written with no TTL while the version
-    /// is live and given `--stats-retention` when it stops (`FigureScripts`).
     /// String with a TTL: where the stream's tracking link sends browsers (`WatchURL`); set by
     /// its streamer, kept `--stats-retention` past the last set or commit.
     public func watchURL(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:watch" }
+    /// Hash: the figures of the stream's preview versions, field `<version>.<name>` (names in
+    /// `PreviewFigures.Field`), at most `--stats-versions` versions, and closed ones only for
+    /// `--stats-retention`; no TTL while a version is live, the retention once the stream's
+    /// last preview is removed. One key per stream, and the two estimates below, so every script
+    /// that counts declares every key it writes (a migrating slot then answers TRYAGAIN, never
+    /// an error halfway through a script).
     public func figures(_ streamId: Int64) -> String { "\(prefix):{s:\(streamId)}:figures" }
-    public func figures(_ streamId: Int64, version: Int64) -> String { figures(streamId) + ":\(version)" }
-    public func figures(_ streamId: Int64, version: Int64, distinct suffix: String) -> String {
-        figures(streamId, version: version) + ":" + suffix
+    /// HyperLogLog: the distinct viewers of the live version's `kind` (`FigureKind.distinctSuffix`:
+    /// impressions or opens); counted into the hash when the version stops being live.
+    public func figures(_ streamId: Int64, distinct kind: String) -> String { figures(streamId) + ":" + kind }
+    /// The figure keys a script that opens or closes a version declares: the hash, then the
+    /// impressions and opens estimates.
+    public func figureKeys(_ streamId: Int64) -> [String] {
+        [figures(streamId), figures(streamId, distinct: "impressions"), figures(streamId, distinct: "opens")]
     }
 
     // Per uploader: hash tag {u:<sub>}.

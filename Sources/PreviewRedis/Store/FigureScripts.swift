@@ -1,73 +1,86 @@
-/// The Lua of a preview version's figures (`RedisKeys.figures`, `PreviewFigures`). The functions
+/// The Lua of the preview versions' figures (`RedisKeys.figures`, `PreviewFigures`). The functions
 /// run inside the scripts that change a stream (`PreviewScripts`, `SweepScripts`), on the
-/// stream's slot: each is handed the stream's figures index, a key the script declares, and
-/// derives the version's keys from it (same hash tag, so the same slot). A version's keys are
-/// created when it goes live (so counting never creates one without a TTL) and given the
-/// retention when it stops; counting touches only a version whose hash exists, so a stream
-/// published while figures were off counts nothing until its next version.
+/// stream's slot, and touch only keys those scripts declare: the stream's figures hash `F`
+/// (fields `<version>.<name>`) and the live version's two estimates `I` (impressions) and `O`
+/// (opens). A version's fields are created when it goes live; counting touches only a version
+/// that has them, so a stream published while figures were off counts nothing until its next
+/// version. When a version stops being live its estimates are counted into the hash (a closed
+/// version's figures no longer change) and the estimates start again for the next one.
 enum FigureScripts {
-    /// `figures_open(index, version, now, keep)`: the version went live (its keys made afresh:
-    /// a version number reused after the counter expired starts at zero); the index keeps the
-    /// `keep` newest versions, older ones are deleted with their keys. `keep` 0: figures off.
-    /// `figures_close(index, version, until, retention)`: the version stopped being live at
-    /// `until`; its keys (and, for `close_index`, the index) expire `retention` seconds later.
-    /// `figures_final(index, version)`: its figures as `final.<field>` pairs, {} when none.
-    /// `figures_count(index, version, fields, distinct, viewer)`: adds 1 to each field of the
-    /// space-separated list and the viewer to the named estimate ("" for none).
+    /// `figures_open(F, I, O, version, now, keep, retention)`: the version went live (its fields
+    /// made afresh: a version number reused after the counter expired starts at zero); the hash
+    /// keeps the `keep` newest versions and closed ones only `retention` seconds. `keep` 0:
+    /// figures off, nothing written.
+    /// `figures_close(F, I, O, version, until, retention, ended)`: the version stopped being live
+    /// at `until`; with `ended` (no version follows) the hash expires `retention` seconds later.
+    /// `figures_final(F, version)`: its figures as `final.<name>` pairs, {} when none.
+    /// `figures_count(F, H, version, names, viewer)`: adds 1 to each field of the space-separated
+    /// names and the viewer to the estimate `H` ("" for none).
     static let functions = """
-        local figure_estimates = {'impressions', 'opens'}
-        local function figures_open(index, version, now, keep)
+        local function figures_names(F, version)
+          local prefix, names = version .. '.', {}
+          for _, field in ipairs(redis.call('HKEYS', F)) do
+            if string.sub(field, 1, #prefix) == prefix then table.insert(names, field) end
+          end
+          return names
+        end
+        local function figures_drop(F, version)
+          local names = figures_names(F, version)
+          if #names > 0 then redis.call('HDEL', F, unpack(names)) end
+        end
+        local function figures_open(F, I, O, version, now, keep, retention)
           if keep <= 0 then return end
-          local key = index .. ':' .. version
-          redis.call('DEL', key, key .. ':impressions', key .. ':opens')
-          redis.call('HSET', key, 'liveFrom', now)
-          for _, suffix in ipairs(figure_estimates) do redis.call('PFADD', key .. ':' .. suffix) end
-          redis.call('ZADD', index, now, version)
-          redis.call('PERSIST', index)
-          local extra = redis.call('ZCARD', index) - keep
-          if extra > 0 then
-            for _, old in ipairs(redis.call('ZRANGE', index, 0, extra - 1)) do
-              local gone = index .. ':' .. old
-              redis.call('DEL', gone, gone .. ':impressions', gone .. ':opens')
-            end
-            redis.call('ZREMRANGEBYRANK', index, 0, extra - 1)
+          figures_drop(F, version)
+          local versions, closed = {}, {}
+          for _, field in ipairs(redis.call('HKEYS', F)) do
+            local v = string.match(field, '^(%d+)%.liveFrom$')
+            if v then table.insert(versions, tonumber(v)) end
+            local c = string.match(field, '^(%d+)%.liveUntil$')
+            if c then closed[tonumber(c)] = true end
           end
-        end
-        local function figures_close(index, version, until_, retention, close_index)
-          local key = index .. ':' .. version
-          if redis.call('EXISTS', key) == 1 then
-            redis.call('HSETNX', key, 'liveUntil', until_)
-            redis.call('EXPIRE', key, retention)
-            for _, suffix in ipairs(figure_estimates) do redis.call('EXPIRE', key .. ':' .. suffix, retention) end
+          table.sort(versions)
+          for index, v in ipairs(versions) do
+            local until_ = closed[v] and tonumber(redis.call('HGET', F, v .. '.liveUntil')) or now
+            if index <= #versions + 1 - keep or until_ + retention < now then figures_drop(F, v) end
           end
-          if close_index then redis.call('EXPIRE', index, retention) end
+          redis.call('HSET', F, version .. '.liveFrom', now)
+          redis.call('PERSIST', F)
+          redis.call('DEL', I, O)
+          redis.call('PFADD', I)
+          redis.call('PFADD', O)
         end
-        local function figures_final(index, version)
-          local key = index .. ':' .. version
-          local fields = redis.call('HGETALL', key)
-          if #fields == 0 then return {} end
+        local function figures_close(F, I, O, version, until_, retention, ended)
+          if redis.call('HEXISTS', F, version .. '.liveFrom') == 1
+            and redis.call('HSETNX', F, version .. '.liveUntil', until_) == 1 then
+            redis.call('HSET', F, version .. '.distinctImpressions', redis.call('PFCOUNT', I),
+              version .. '.distinctOpens', redis.call('PFCOUNT', O))
+          end
+          redis.call('DEL', I, O)
+          if ended then redis.call('EXPIRE', F, retention) end
+        end
+        local function figures_final(F, version)
+          local names = figures_names(F, version)
+          if #names == 0 then return {} end
+          local values = redis.call('HMGET', F, unpack(names))
           local out = {}
-          for i = 1, #fields, 2 do
-            table.insert(out, 'final.' .. fields[i])
-            table.insert(out, fields[i + 1])
+          for i, name in ipairs(names) do
+            table.insert(out, 'final.' .. string.sub(name, #tostring(version) + 2))
+            table.insert(out, values[i])
           end
-          table.insert(out, 'final.distinctImpressions')
-          table.insert(out, tostring(redis.call('PFCOUNT', key .. ':impressions')))
-          table.insert(out, 'final.distinctOpens')
-          table.insert(out, tostring(redis.call('PFCOUNT', key .. ':opens')))
           return out
         end
-        local function figures_count(index, version, fields, distinct, viewer)
-          local key = index .. ':' .. version
-          if redis.call('EXISTS', key) == 0 then return end
-          for field in string.gmatch(fields, '%S+') do redis.call('HINCRBY', key, field, 1) end
-          if distinct ~= '' then redis.call('PFADD', key .. ':' .. distinct, viewer) end
+        local function figures_count(F, H, version, names, viewer)
+          if redis.call('HEXISTS', F, version .. '.liveFrom') == 0 then return end
+          for name in string.gmatch(names, '%S+') do redis.call('HINCRBY', F, version .. '.' .. name, 1) end
+          if H ~= '' then redis.call('PFADD', H, viewer) end
         end
 
         """
 
-    /// Counts one viewer action against the stream's live version. KEYS: preview, figures index,
-    /// watch URL. ARGV: now, fields, distinct, viewer (`figures_count`). Returns {the live
+    /// Counts one viewer action against the stream's live version. KEYS: preview, then with
+    /// figures on the figures hash and, for a kind with an estimate, that estimate; last, when
+    /// ARGV[5] is "1", the watch URL. ARGV: now, names (`figures_count`), "1" when an estimate is
+    /// declared, viewer, "1" to read the watch URL, "1" when figures are on. Returns {the live
     /// version, the watch URL or ""}, or {-1, ""} when the stream has no live preview (nothing
     /// counted).
     static let count = RedisScript(
@@ -75,7 +88,9 @@ enum FigureScripts {
         source: functions + """
             local live = redis.call('HMGET', KEYS[1], 'version', 'expiresAt')
             if not live[1] or tonumber(live[2] or '0') <= tonumber(ARGV[1]) then return {-1, ''} end
-            figures_count(KEYS[2], live[1], ARGV[2], ARGV[3], ARGV[4])
-            return {tonumber(live[1]), redis.call('GET', KEYS[3]) or ''}
+            local watch = ''
+            if ARGV[5] == '1' then watch = redis.call('GET', KEYS[#KEYS]) or '' end
+            if ARGV[6] == '1' then figures_count(KEYS[2], ARGV[3] == '1' and KEYS[3] or '', live[1], ARGV[2], ARGV[4]) end
+            return {tonumber(live[1]), watch}
             """)
 }

@@ -55,8 +55,8 @@ enum PreviewScripts {
 
     /// Publishes a verified upload as the stream's new preview version.
     /// KEYS: preview, version, upload, garbage, likers, pending, deleting, retained bytes,
-    /// retained sizes, retained due, webhook outbox, replaced objects, figures index, watch URL
-    /// (kept for the figure retention from this commit on).
+    /// retained sizes, retained due, webhook outbox, replaced objects, figures hash, watch URL
+    /// (kept for the figure retention from this commit on), impressions and opens estimates.
     /// ARGV: uploadId, retire-until (when replaced objects may be deleted), now, movie key,
     /// thumbnail key, change channel, change message prefix (`FeedChange`), retained-until (the
     /// new objects' due time: preview expiry + grace), movie bytes, thumbnail bytes, webhook
@@ -119,10 +119,11 @@ enum PreviewScripts {
             local from = previous[2] or ''
             local final = {}
             if previous[1] then
-              figures_close(KEYS[13], previous[1], math.min(now, tonumber(previous[3] or '0')), ARGV[13], false)
+              figures_close(KEYS[13], KEYS[15], KEYS[16], previous[1], math.min(now, tonumber(previous[3] or '0')),
+                ARGV[13], false)
               final = figures_final(KEYS[13], previous[1])
             end
-            figures_open(KEYS[13], version, now, tonumber(ARGV[12]))
+            figures_open(KEYS[13], KEYS[15], KEYS[16], version, now, tonumber(ARGV[12]), tonumber(ARGV[13]))
             redis.call('EXPIRE', KEYS[14], ARGV[13])
             if previous[1] and tonumber(previous[3] or '0') > now then
               webhook_event(KEYS[11], ARGV[11], 0, 'preview.replaced', ARGV[3], 'previewVersion', version,
@@ -148,7 +149,8 @@ enum PreviewScripts {
     /// Removes the live preview (end of stream, or the sweeper finding it expired), moving its
     /// objects to the stream's garbage set for the grace period, and starts the expiry of the
     /// stream's version counter and likers.
-    /// KEYS: preview, garbage, version, likers, webhook outbox, figures index. ARGV: retire-until,
+    /// KEYS: preview, garbage, version, likers, webhook outbox, then the figure keys
+    /// (`RedisKeys.figureKeys`). ARGV: retire-until,
     /// expired-at ("" = remove whatever is live; otherwise only if the preview's expiresAt <= this
     /// time, so a fresher commit survives), keep-after-end seconds, change channel, change message
     /// prefix, webhook argument ("" = no event), now, figure retention seconds. With webhooks on,
@@ -168,16 +170,17 @@ enum PreviewScripts {
             redis.call('EXPIRE', KEYS[3], ARGV[3])
             redis.call('EXPIRE', KEYS[4], ARGV[3])
             redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. fields[1])
-            figures_close(KEYS[6], fields[1], math.min(tonumber(ARGV[7]), tonumber(fields[2] or '0')), ARGV[8], true)
+            figures_close(KEYS[6], KEYS[7], KEYS[8], fields[1], math.min(tonumber(ARGV[7]), tonumber(fields[2] or '0')),
+              ARGV[8], true)
             webhook_event(KEYS[5], ARGV[6], 0, 'preview.removed', ARGV[7], 'previewVersion', fields[1],
               'uploadId', fields[5] or '', 'reason', ARGV[2] == '' and 'ended' or 'expired',
               unpack(figures_final(KEYS[6], fields[1])))
             return tonumber(fields[1])
             """)
 
-    /// Likes or unlikes a live stream. KEYS: preview, likers, figures index. ARGV: subject, "1"
-    /// like / "0" unlike, now, change channel, change message prefix. A like that changed the
-    /// likers counts in the version's figures. Returns {likes, version, sequence}
+    /// Likes or unlikes a live stream. KEYS: preview, likers, and with figures on the figures
+    /// hash. ARGV: subject, "1" like / "0" unlike, now, change channel, change message prefix. A
+    /// like that changed the likers counts in the version's figures. Returns {likes, version, sequence}
     /// (a `LikeCount`: each change of this version's likers is numbered in the preview's
     /// `likeSeq` field), or -1 when the stream has no live preview.
     static let like = RedisScript(
@@ -190,7 +193,7 @@ enum PreviewScripts {
             if ARGV[2] == '1' then
               changed = redis.call('SADD', KEYS[2], ARGV[1])
               count = count + changed
-              if changed == 1 then figures_count(KEYS[3], fields[2], 'likes', '', '') end
+              if changed == 1 and KEYS[3] then figures_count(KEYS[3], '', fields[2], 'likes', '') end
             else
               changed = redis.call('SREM', KEYS[2], ARGV[1])
               count = count - changed

@@ -19,37 +19,53 @@ extension PreviewStore {
         throws -> Counted?
     {
         // A play is an impression too: both totals, and the impressions estimate.
-        let fields = kind == .play ? [kind.field, FigureKind.impression.field] : [kind.field]
+        let names = kind == .play ? [kind.field, FigureKind.impression.field] : [kind.field]
+        // Only the keys this call touches are declared: a key that does not exist yet (an estimate
+        // nobody was counted in, a watch URL never set) makes a migrating slot answer TRYAGAIN.
+        var scriptKeys = [keys.preview(streamId)]
+        let estimate = figures.enabled ? kind.distinctSuffix : nil
+        if figures.enabled { scriptKeys.append(keys.figures(streamId)) }
+        if let estimate { scriptKeys.append(keys.figures(streamId, distinct: estimate)) }
+        let readsWatchURL = kind == .open
+        if readsWatchURL { scriptKeys.append(keys.watchURL(streamId)) }
         let reply = try connection.eval(
-            FigureScripts.count, keys: [keys.preview(streamId), keys.figures(streamId), keys.watchURL(streamId)],
-            args: [String(now), fields.joined(separator: " "), kind.distinctSuffix ?? "", viewer])
+            FigureScripts.count, keys: scriptKeys,
+            args: [
+                String(now), names.joined(separator: " "), estimate == nil ? "" : "1", viewer, readsWatchURL ? "1" : "",
+                figures.enabled ? "1" : "",
+            ])
         guard let parts = reply.array, parts.count == 2, let version = parts[0].int, let watch = parts[1].string else {
             throw RedisError(kind: .protocolError, message: "unexpected reply from the figure count script")
         }
         return version > 0 ? Counted(version: version, watchURL: watch) : nil
     }
 
-    /// The figures of every version of the stream still kept, newest first: two round trips.
-    public func figures(streamId: Int64) throws -> [PreviewFigures] {
-        try pool.withConnection { connection in
-            let index = try connection.command(["ZRANGE", keys.figures(streamId), "0", "-1", "REV"])
-            let versions = (index.array ?? []).compactMap { $0.string.flatMap { Int64($0) } }
-            guard !versions.isEmpty else { return [] }
-            let commands = versions.flatMap { version in
-                [
-                    ["HGETALL", keys.figures(streamId, version: version)],
-                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: FigureKind.impression.field)],
-                    ["PFCOUNT", keys.figures(streamId, version: version, distinct: FigureKind.open.field)],
-                ]
+    /// The figures of every version of the stream still kept, newest first (closed versions past
+    /// the retention at `now` left out): one round trip.
+    public func figures(streamId: Int64, now: Int64) throws -> [PreviewFigures] {
+        let replies = try pool.withConnection { connection in
+            try connection.pipeline(
+                [["HGETALL", keys.figures(streamId)]]
+                    + ["impressions", "opens"].map {
+                        ["PFCOUNT", keys.figures(streamId, distinct: $0)]
+                    })
+        }
+        try Self.check(replies)
+        var byVersion: [Int64: [String: String]] = [:]
+        for (field, value) in Self.hash(replies[0]) {
+            guard let dot = field.firstIndex(of: "."), let version = Int64(field[..<dot]) else { continue }
+            byVersion[version, default: [:]][String(field[field.index(after: dot)...])] = value
+        }
+        return byVersion.keys.sorted(by: >).compactMap { version in
+            var fields = byVersion[version] ?? [:]
+            if let until = fields[PreviewFigures.Field.liveUntil].flatMap({ Int64($0) }) {
+                guard until + figures.retentionSeconds >= now else { return nil }
+            } else {
+                // The live version: its estimates are still counting.
+                fields[PreviewFigures.Field.distinctImpressions] = replies[1].int.map(String.init)
+                fields[PreviewFigures.Field.distinctOpens] = replies[2].int.map(String.init)
             }
-            let replies = try connection.pipeline(commands)
-            try Self.check(replies)
-            return versions.enumerated().compactMap { offset, version in
-                var fields = Self.hash(replies[offset * 3])
-                fields[PreviewFigures.Field.distinctImpressions] = replies[offset * 3 + 1].int.map(String.init)
-                fields[PreviewFigures.Field.distinctOpens] = replies[offset * 3 + 2].int.map(String.init)
-                return PreviewFigures(previewVersion: version, fields: fields)
-            }
+            return PreviewFigures(previewVersion: version, fields: fields)
         }
     }
 
@@ -60,8 +76,8 @@ extension PreviewStore {
         let commands = streams.flatMap { stream in
             let (id, version) = (stream.preview.streamId, stream.preview.version)
             return [
-                ["HGET", keys.figures(id, version: version), FigureKind.open.field],
-                ["PFCOUNT", keys.figures(id, version: version, distinct: FigureKind.impression.field)],
+                ["HGET", keys.figures(id), "\(version).\(FigureKind.open.field)"],
+                ["PFCOUNT", keys.figures(id, distinct: FigureKind.impression.field)],
             ]
         }
         let replies = try connection.pipeline(commands)

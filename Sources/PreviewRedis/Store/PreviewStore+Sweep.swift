@@ -152,8 +152,8 @@ extension PreviewStore {
                     (
                         [
                             keys.preview(id), keys.garbage(id), keys.deleting(id), keys.version(id), keys.likers(id),
-                            keys.webhookOutbox(id), keys.figures(id),
-                        ],
+                            keys.webhookOutbox(id),
+                        ] + keys.figureKeys(id),
                         args + [
                             String(takenOver.contains(id) ? claimUntil : now), webhookArgument(),
                             String(figures.retentionSeconds),

@@ -193,6 +193,7 @@ public final class PreviewStore: Sendable {
                     keys.likers(id), keys.pendingUploads(id), keys.deleting(id),
                 ] + keys.retained(id).all + [
                     keys.webhookOutbox(id), keys.replacedObjects(id), keys.figures(id), keys.watchURL(id),
+                    keys.figures(id, distinct: "impressions"), keys.figures(id, distinct: "opens"),
                 ],
                 args: args, after: before)
             try replicaWait.confirm(on: connection)
@@ -249,8 +250,8 @@ public final class PreviewStore: Sendable {
         (
             [
                 keys.preview(streamId), keys.garbage(streamId), keys.version(streamId), keys.likers(streamId),
-                keys.webhookOutbox(streamId), keys.figures(streamId),
-            ],
+                keys.webhookOutbox(streamId),
+            ] + keys.figureKeys(streamId),
             [
                 String(retireUntil), expiredAt.map(String.init) ?? "", String(max(1, keepAfterEnd)), keys.feedChanges,
                 FeedChange.prefix(origin: origin, kind: .removed, streamId: streamId), webhookArgument(), String(now),
@@ -374,7 +375,9 @@ public final class PreviewStore: Sendable {
     )? {
         let reply = try pool.withConnection { connection in
             let reply = try connection.eval(
-                PreviewScripts.like, keys: [keys.preview(streamId), keys.likers(streamId), keys.figures(streamId)],
+                PreviewScripts.like,
+                keys: [keys.preview(streamId), keys.likers(streamId)]
+                    + (figures.enabled ? [keys.figures(streamId)] : []),
                 args: [
                     subject, like ? "1" : "0", String(now), keys.feedChanges,
                     FeedChange.prefix(origin: origin, kind: .liked, streamId: streamId),

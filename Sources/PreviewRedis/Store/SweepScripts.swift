@@ -130,7 +130,8 @@ enum SweepScripts {
     /// most its now plus the claim time; a key in delete backoff may so be retried early, once).
     /// With webhooks on, a retired preview's `preview.removed` (expired) goes to the outbox, with
     /// its final figures, which then expire after the retention (`FigureScripts`).
-    /// KEYS: preview, garbage, deleting, version, likers, webhook outbox, figures index.
+    /// KEYS: preview, garbage, deleting, version, likers, webhook outbox, then the figure keys
+    /// (`RedisKeys.figureKeys`).
     /// ARGV: now, limit, claim-until, retire-until, keep-after-end seconds, claim-due, webhook
     /// argument ("" = no event), figure retention seconds.
     /// Returns {retired version or 0, kept, claimed keys...}.
@@ -149,7 +150,7 @@ enum SweepScripts {
               redis.call('EXPIRE', KEYS[4], ARGV[5])
               redis.call('EXPIRE', KEYS[5], ARGV[5])
               retired = tonumber(live[1])
-              figures_close(KEYS[7], live[1], tonumber(live[2] or '0'), ARGV[8], true)
+              figures_close(KEYS[7], KEYS[8], KEYS[9], live[1], tonumber(live[2] or '0'), ARGV[8], true)
               webhook_event(KEYS[6], ARGV[7], 0, 'preview.removed', ARGV[1], 'previewVersion', live[1],
                 'uploadId', live[5] or '', 'reason', 'expired', unpack(figures_final(KEYS[7], live[1])))
               live = {}
