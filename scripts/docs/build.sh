@@ -13,12 +13,16 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 swift="${SWIFT:-swift}"
 docc="$(command -v docc || echo "$(dirname "$(command -v "$swift")")/docc")"
 venv="$repo/.build/docs-venv"
-graphs="$repo/.build/docc-symbol-graphs"
+scratch="$repo/.build/docc-build"
+graphs="$scratch/symbol-graphs"
 reference="$repo/docs/manual/client-api"
 
-rm -rf "$graphs" "$reference"
+# The compiler writes the symbol graph when it compiles the target: an up-to-date build without
+# one (a folder removed by hand) is started afresh so that it does.
+if ! compgen -G "$graphs/*.symbols.json" >/dev/null; then rm -rf "$scratch"; fi
+rm -rf "$reference"
 mkdir -p "$graphs"
-"$swift" build --package-path "$repo" --scratch-path "$repo/.build/docc-build" --target StreamPreviewClient \
+"$swift" build --package-path "$repo" --scratch-path "$scratch" --target StreamPreviewClient \
   -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
 "$docc" convert --additional-symbol-graph-dir "$graphs" \
   --fallback-display-name StreamPreviewClient --fallback-bundle-identifier com.streampreview.StreamPreviewClient \
