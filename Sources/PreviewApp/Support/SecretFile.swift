@@ -100,10 +100,6 @@ enum SecretFile {
     }
 
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
-        guard let first = bytes.firstIndex(where: { !blank.contains($0) }),
-            let last = bytes.lastIndex(where: { !blank.contains($0) })
-        else { return [] }
-        return Array(bytes[first...last])
+        Array(ASCII.trimming(bytes) { [0x20, 0x09, 0x0A, 0x0D].contains($0) })
     }
 }

@@ -1,3 +1,5 @@
+import PreviewCore
+
 /// A file of HMAC secrets for signing outgoing calls (`StreamPreview-Signature`): one secret a
 /// line, the current one first. During a rotation the file holds the new secret and the old one,
 /// every call is signed with both, and a receiver may switch at its own pace.
@@ -26,10 +28,6 @@ enum SigningSecretFile {
     }
 
     private static func trimmed(_ line: ArraySlice<UInt8>) -> [UInt8] {
-        let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
-        guard let first = line.firstIndex(where: { !blank.contains($0) }),
-            let last = line.lastIndex(where: { !blank.contains($0) })
-        else { return [] }
-        return Array(line[first...last])
+        Array(ASCII.trimming(line) { [0x20, 0x09, 0x0D].contains($0) })
     }
 }

@@ -235,10 +235,7 @@ struct MediaRange: Equatable {
     }
 
     private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        var slice = bytes[...]
-        while let first = slice.first, ASCII.isBlank(first) { slice.removeFirst() }
-        while let last = slice.last, ASCII.isBlank(last) { slice.removeLast() }
-        return slice
+        ASCII.trimming(bytes, ASCII.isBlank)
     }
 
     /// `qvalue` (RFC 9110 §12.4.2: `0` or `1`, then at most three decimals, none above `1.000`)

@@ -16,10 +16,19 @@ public enum ASCII {
 
     /// `bytes` without leading and trailing spaces and tabs (HTTP's `OWS`, RFC 9110 §5.6.3).
     public static func trimmingBlanks(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
-        var bytes = bytes
-        while let first = bytes.first, isBlank(first) { bytes.removeFirst() }
-        while let last = bytes.last, isBlank(last) { bytes.removeLast() }
-        return bytes
+        trimming(bytes, isBlank)
+    }
+
+    /// `bytes` without the leading and trailing bytes `drop` matches: the one trimming of byte
+    /// text (HTTP fields, secret files), on the bytes in place.
+    @inlinable
+    public static func trimming<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes, _ drop: (UInt8) -> Bool)
+        -> Bytes.SubSequence
+    {
+        var slice = bytes[...]
+        while let first = slice.first, drop(first) { slice.removeFirst() }
+        while let last = slice.last, drop(last) { slice.removeLast() }
+        return slice
     }
 
     static func isLetter(_ byte: UInt8) -> Bool {
@@ -30,7 +39,7 @@ public enum ASCII {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    static func isBlank(_ byte: UInt8) -> Bool {
+    public static func isBlank(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }
