@@ -10,8 +10,11 @@ enum ServeCommand {
     /// embedded redis-server dies. The embedded Redis runs under `setpriv --pdeathsig KILL`,
     /// so it also goes when this process is killed outright.
     static func run(_ options: ServeOptions) throws -> ExitCode {
-        // Last of the deferred steps: the request lines of the final moments reach stderr.
-        defer { Log.flushRequests() }
+        // Everything started below is recorded here and stopped in the reverse order on return.
+        let running = StopOrder()
+        defer { running.stopAll() }
+        // Stopped last: the request lines of the final moments reach stderr.
+        running.started("request log") { Log.flushRequests() }
         var signals = ShutdownSignals.block(hangup: options.identity.isConfigured)
         raiseOpenFileLimit()
         let data = try DataDirectory(path: options.dataDirectory)
@@ -31,13 +34,13 @@ enum ServeCommand {
         let jwksFile = options.identity.jwksFile.map { JWKSFileSource(path: $0, ring: keyRing) }
         try jwksFile?.loadAtStart()
         jwksFile?.start()
-        defer { jwksFile?.stop() }
+        running.started("jwks file") { jwksFile?.stop() }
         if let jwksFile { signals.onHangup { jwksFile.requestReload() } }
         // Fetched by its own thread, at once and then on schedule: a slow provider does not
         // hold up start, and /readyz is 503 until the first key set arrived.
         let jwksURL = options.identity.jwksURL.map { JWKSURLSource(url: $0, ring: keyRing) }
         jwksURL?.start()
-        defer { jwksURL?.stop() }
+        running.started("jwks url") { jwksURL?.stop() }
         if let jwksURL {
             signals.onHangup { jwksURL.fetchNow() }
             keyRing.onUnknownKeyID { jwksURL.sawUnknownKeyID($0) }
@@ -61,12 +64,12 @@ enum ServeCommand {
                 throw AppError("\(error)", exitCode: .unavailable)
             }
         }
-        defer { embeddedRedis?.stop() }
+        running.started("embedded redis") { embeddedRedis?.stop() }
 
         // Every HTTP thread and worker may hold a Redis connection (per node of a cluster) at once.
         let metrics = AppMetrics()
         let redis = target.client(maxIdle: options.threads + options.workerThreads + 2)
-        defer { logClusterRedirects(redis) }
+        running.started("redis client") { logClusterRedirects(redis) }
         let store = PreviewStore(
             client: redis, keys: RedisKeys(prefix: options.keyPrefix),
             replicaWait: ReplicaWait(
@@ -111,7 +114,7 @@ enum ServeCommand {
             readiness.start()
             context.storageReadiness = readiness
         }
-        defer { context.storageReadiness?.stop() }
+        running.started("storage readiness") { [readiness = context.storageReadiness] in readiness?.stop() }
         if let localStore, options.minFreeDiskBytes > 0 {
             context.diskFloor = FreeDiskFloor(path: localStore.root, minimumFree: options.minFreeDiskBytes)
         }
@@ -124,16 +127,16 @@ enum ServeCommand {
         context.watchURLSchemes = options.figures.watchURLSchemes
         context.serverURL = serverURL
         events.start()
-        defer { events.stop() }
+        running.started("event streams") { events.stop() }
         let changes = FeedChangeListener(
             store: store, cache: context.feedCache, viewers: context.viewerCache, events: events,
             nowMilliseconds: context.nowMilliseconds)
         changes.start()
-        defer { changes.stop() }
+        running.started("change listener") { changes.stop() }
         metrics.redisGauges.start(
             store: store, policy: options.policy, interval: Double(options.metricsRefresh),
             nowMilliseconds: context.nowMilliseconds)
-        defer { metrics.redisGauges.stop() }
+        running.started("redis gauges") { metrics.redisGauges.stop() }
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
@@ -153,29 +156,29 @@ enum ServeCommand {
         let metricsServer = try options.metricsListen.map { address in
             try startMetricsServer(address, configuration: configuration, context: context)
         }
-        defer { metricsServer?.server.stop() }
+        running.started("metrics listener") { metricsServer?.server.stop() }
         var sweep = SweepSettings()
         sweep.graceSeconds = options.graceSeconds
         sweep.keepAfterEndSeconds = options.seenTTL
         let sweeper = SweeperLoop(
             sweeper: Sweeper(store: store, storage: storage, settings: sweep), interval: options.sweepInterval,
             metrics: metrics.sweeper)
-        // Deferred before the listener's stop, so it runs after it: on shutdown the listener
-        // closes and requests finish first, then the sweeper ends its batch (stopping a loop
-        // that never started returns at once).
-        defer { sweeper.stop() }
+        // Recorded before the listener, so stopped after it: on shutdown the listener closes and
+        // requests finish first, then the sweeper ends its batch (stopping a loop that never
+        // started returns at once).
+        running.started("sweeper") { sweeper.stop() }
         // Its own threads, stopped after the listener like the sweeper (POSTs in flight finish).
         let webhooks = WebhookSetup.make(
             options.webhooks, secrets: webhookSecrets, store: store, crypto: crypto, metrics: metrics.webhooks,
             consumer: store.origin, now: WallClock.now
         ).map { WebhookWorker(setup: $0) }
-        defer { webhooks?.stop() }
+        running.started("webhook delivery") { webhooks?.stop() }
         let server = HTTPServer(
             configuration: configuration,
             responder: Router(context: context, servesMetrics: options.metricsListen == nil))
         let port: UInt16
         do { port = try server.start() } catch { throw AppError("cannot listen: \(error)", exitCode: .unavailable) }
-        defer { server.stop() }
+        running.started("listener") { server.stop() }
         metrics.countConnections { server.openConnections + (metricsServer?.server.openConnections ?? 0) }
         let baseURL = options.publicURL ?? "http://\(clientHost(options.host)):\(port)"
         try localStore?.setBaseURL(baseURL)
@@ -205,7 +208,7 @@ enum ServeCommand {
         let reason = signals.wait(whileAlive: embeddedRedis)
         Log.info("stopping", ["reason": reason.description])
         if case .signal = reason {
-            // Readiness turns 503 at once; after the delay the deferred stops run: the listener
+            // Readiness turns 503 at once; after the delay the parts stop (`running`): the listener
             // closes and in-flight requests get --shutdown-timeout, then the sweeper stops
             // (within one slice of deletes), then Redis stops.
             context.lifecycle.startDraining()
