@@ -406,8 +406,8 @@ private func admit(
         return queueClosing(response, on: connection)
     case .stream(let sink):
         state.lingersOnClose = false
-        let suspended = SuspendedConnection(pointer: connection)
-        let body = StreamedBody(sink: sink, writers: context.writers) { MHD_resume_connection(suspended.pointer) }
+        let suspended = MHDConnection(connection)
+        let body = StreamedBody(sink: sink, writers: context.writers) { suspended.resume() }
         if !context.bodies.add(body) { body.cancel() }  // the server is stopping
         state.mode = .stream(body)
         state.deadline?.whenExpired { body.cancel() }
@@ -464,12 +464,6 @@ private func lingerOnClose(_ connection: OpaquePointer, context: ServerContext) 
     let duplicate = fcntl(socket, F_DUPFD_CLOEXEC, 0)
     guard duplicate >= 0 else { return }  // out of descriptors: MHD's close resets, as before
     context.watchdog.lingering.adopt(duplicate, now: ConnectionWatchdog.now())
-}
-
-/// A connection for a body's writer to resume. `@unchecked Sendable`: MHD_resume_connection
-/// may be called from any thread, and the connection outlives its suspension.
-struct SuspendedConnection: @unchecked Sendable {
-    let pointer: OpaquePointer
 }
 
 /// One chunk of a buffered body. Returning `.NO` makes MHD close the connection without an
@@ -578,7 +572,7 @@ private func makeResponse(_ response: HTTPResponse, on connection: OpaquePointer
         handle = made
     case .stream(let stream):
         guard let streams else { return .failure(ResponseProblem(description: "a streamed answer to a refusal")) }
-        guard let made = streamResponse(stream, on: connection, streams: streams) else {
+        guard let made = streamResponse(stream, on: MHDConnection(connection), streams: streams) else {
             return .failure(ResponseProblem(description: "out of memory"))
         }
         handle = made
@@ -631,7 +625,52 @@ private func logError(_ event: String, _ detail: CustomStringConvertible) {
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
 }
 
-// MARK: What MHDDaemon+Streams.swift needs of MHD
+// MARK: What the rest of the adapter (streamed bodies and answers) reaches MHD through
+
+/// One libmicrohttpd connection: its socket, its watchdog deadline, and suspension. A value
+/// that may cross threads (`@unchecked Sendable`): MHD allows `resume` from any thread, and
+/// the connection outlives its suspension.
+struct MHDConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// The connection's socket, nil when MHD has none for it.
+    var socket: Int32? {
+        let descriptor = CShims_mhd_connection_fd(pointer)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// Its watchdog entry (`connectionDeadline(of:)`).
+    var deadline: ConnectionDeadline? { connectionDeadline(of: pointer) }
+
+    /// No more calls for the connection until `resume`: it holds no thread meanwhile.
+    func suspend() { MHD_suspend_connection(pointer) }
+
+    func resume() { MHD_resume_connection(pointer) }
+}
+
+/// What a content reader tells MHD (`MHD_ContentReaderCallback`'s return value).
+enum MHDContentRead {
+    /// These many bytes were written into MHD's buffer.
+    case bytes(Int)
+    /// Nothing now: the reader suspended the connection, and MHD asks again once it is resumed.
+    case waiting
+    /// The answer is complete (`MHD_CONTENT_READER_END_OF_STREAM`).
+    case end
+    /// The answer failed: MHD closes the connection (`MHD_CONTENT_READER_END_WITH_ERROR`).
+    case failed
+
+    /// The value MHD reads (the two C macros are casts Swift does not import).
+    var value: Int {
+        switch self {
+        case .bytes(let count): return count
+        case .waiting: return 0
+        case .end: return -1
+        case .failed: return -2
+        }
+    }
+}
 
 /// A response of unknown length whose bytes MHD asks `read` for as the connection drains;
 /// `release` runs when MHD destroys it. Both get `context`.
@@ -641,18 +680,4 @@ func callbackResponse(
     release: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
 ) -> OpaquePointer? {
     MHD_create_response_from_callback(UInt64.max, 4096, read, context, release)
-}
-
-/// The connection's socket, or -1.
-func socket(of connection: OpaquePointer) -> Int32 {
-    CShims_mhd_connection_fd(connection)
-}
-
-/// No more calls for the connection until `resume`: it holds no thread meanwhile.
-func suspend(_ connection: OpaquePointer) {
-    MHD_suspend_connection(connection)
-}
-
-func resume(_ connection: OpaquePointer) {
-    MHD_resume_connection(connection)
 }
