@@ -76,17 +76,8 @@ struct Router: HTTPResponder {
         return .buffer(limit: limit, on: Self.thread(for: route))
     }
 
-    /// The routes whose handler starts with `Authenticator.caller`.
-    static func needsCaller(_ route: Route) -> Bool {
-        switch route {
-        case .postPreview, .commitPreview, .deletePreview, .like, .unlike, .markSeen, .reportPlay, .reportShare,
-            .streamStats, .setWatchURL:
-            return true
-        case .health, .ready, .metrics, .feed, .object, .openAPIDocument, .feedEvents, .viewerPage, .share,
-            .shareThumbnail:
-            return false
-        }
-    }
+    /// The routes whose handler starts with `Authenticator.caller` (`RouteTraits.needsCaller`).
+    static func needsCaller(_ route: Route) -> Bool { route.traits.needsCaller }
 
     private static func declaresBody(_ head: HTTPRequestHead) -> Bool {
         head.headers["Transfer-Encoding"] != nil || head.headers["Content-Length"].map { $0 != "0" } == true
@@ -100,21 +91,13 @@ struct Router: HTTPResponder {
     }
 
     /// Where a route is answered. On the connection's I/O thread (no suspend, no hand-off) when
-    /// its handler touches only memory, signing and Redis; on a worker when it may wait on object
-    /// storage or disk, so a stalled store never holds the threads that serve reads. Commit HEADs
-    /// and reads objects and retries with sleeps; objects are files moved through the store. An
-    /// unknown route (nil) is an error answer.
+    /// its handler touches only memory, signing and Redis (a scrape too: it is answered from the
+    /// page rendered at most once per --metrics-max-age-ms); on a worker when it may wait on
+    /// object storage or disk (`RouteTraits.waitsOnStorage`), so a stalled store never holds the
+    /// threads that serve reads. An unknown route (nil) is an error answer.
     static func thread(for route: Route?) -> ResponderThread {
-        guard let route else { return .connection }
-        switch route {
-        // A scrape is answered from the page rendered at most once per --metrics-max-age-ms, so
-        // only that one render (about a millisecond) holds an I/O thread, not each scrape.
-        case .health, .ready, .metrics, .postPreview, .deletePreview, .feed, .like, .unlike, .markSeen,
-            .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail, .reportPlay, .reportShare,
-            .streamStats, .setWatchURL:
-            return .connection
-        case .commitPreview, .object: return .worker
-        }
+        guard let route, route.traits.waitsOnStorage else { return .connection }
+        return .worker
     }
 
     func refuse(_ head: HTTPRequestHead, reason: HTTPRefusal) -> HTTPResponse {
@@ -319,15 +302,7 @@ struct Router: HTTPResponder {
     /// The `/api/` routes, which answer in JSON or protobuf (not health checks, not objects, not
     /// the OpenAPI document, which is YAML whatever Accept says, not the event stream, whose
     /// client asks for `text/event-stream`, not pages).
-    private static func isAPI(_ route: Route) -> Bool {
-        switch route {
-        case .health, .ready, .metrics, .object, .openAPIDocument, .feedEvents, .viewerPage, .share, .shareThumbnail:
-            return false
-        case .postPreview, .commitPreview, .deletePreview, .feed, .like, .unlike, .markSeen, .reportPlay, .reportShare,
-            .streamStats, .setWatchURL:
-            return true
-        }
-    }
+    private static func isAPI(_ route: Route) -> Bool { route.traits.isAPI }
 
     /// The client's `X-Request-Id` when it is well-formed (`RequestID.wellFormed`), otherwise
     /// 16 fresh hex digits: unique enough to find a request in the logs.

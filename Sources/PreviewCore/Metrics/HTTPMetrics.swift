@@ -92,35 +92,8 @@ public struct RouteLabel: Sendable, Equatable {
     /// Every label, in rendering order.
     public static let all: [RouteLabel] = table.indices.map { RouteLabel($0) }
 
-    /// The label of a parsed route (the route decides the method).
-    public init(_ route: Route) {
-        switch route {
-        case .health: self.init(0)
-        case .ready: self.init(1)
-        case .metrics: self.init(2)
-        case .postPreview: self.init(3)
-        case .commitPreview: self.init(4)
-        case .deletePreview: self.init(5)
-        case .feed: self.init(6)
-        case .like: self.init(7)
-        case .unlike: self.init(8)
-        case .markSeen: self.init(9)
-        case .object(.get, _): self.init(10)
-        case .object(.head, _): self.init(11)
-        case .object(.put, _): self.init(12)
-        case .object(.delete, _): self.init(13)
-        case .openAPIDocument: self.init(14)
-        case .feedEvents: self.init(15)
-        case .viewerPage(.page): self.init(16)
-        case .viewerPage: self.init(17)
-        case .share: self.init(18)
-        case .shareThumbnail: self.init(19)
-        case .reportPlay: self.init(20)
-        case .reportShare: self.init(21)
-        case .streamStats: self.init(22)
-        case .setWatchURL: self.init(23)
-        }
-    }
+    /// The label of a parsed route (the route decides the method; `RouteTraits.label`).
+    public init(_ route: Route) { self.init(route.traits.label) }
 
     /// The label of a request that matched no route.
     public static func other(method: String) -> RouteLabel {

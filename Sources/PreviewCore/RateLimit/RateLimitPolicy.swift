@@ -10,18 +10,10 @@ public enum RateLimitClass: String, Sendable, CaseIterable, Hashable {
     /// `GET /api/feed`.
     case feed
 
-    /// The class a route is counted in; nil for routes that are not limited (health,
-    /// readiness, metrics, the OpenAPI document, objects: those are signed URLs, limited by
-    /// their signatures).
+    /// The class a route is counted in (`RouteTraits.limitClass`); nil for routes not limited.
     public init?(_ route: Route) {
-        switch route {
-        case .postPreview: self = .upload
-        case .commitPreview: self = .commit
-        case .like, .unlike, .markSeen, .reportPlay, .reportShare, .setWatchURL, .deletePreview: self = .write
-        // An event stream is counted once, when it opens; a share link is an anonymous feed read.
-        case .feed, .feedEvents, .share, .shareThumbnail, .streamStats: self = .feed
-        case .health, .ready, .metrics, .object, .openAPIDocument, .viewerPage: return nil
-        }
+        guard let limitClass = route.traits.limitClass else { return nil }
+        self = limitClass
     }
 
     /// The class's place in `allCases`, for tables that must not hash on every request.
