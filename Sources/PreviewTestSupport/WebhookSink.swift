@@ -5,7 +5,7 @@ import Foundation
 public import PreviewCore
 import Synchronization
 
-/// Receives webhook POSTs on 127.0.0.1 (`RawHTTPServer`). Each request is answered by
+/// Receives webhook POSTs on 127.0.0.1 (a `WebhookReceiver` that chooses each answer here). Each request is answered by
 /// `behaviour(eventId, attempt)` (attempt: 1 for the first request carrying that event ID);
 /// accepted events are kept once by ID, later copies counted as duplicates. A request whose
 /// `StreamPreview-Signature` does not verify is answered 400 and counted, never accepted.
@@ -87,7 +87,7 @@ public final class WebhookSink: Sendable {
         let state = Mutex(State())
     }
 
-    private let server: RawHTTPServer
+    private let receiver: WebhookReceiver
     private let ledger: Ledger
 
     /// `secret` is the one the service signs with; signatures are checked against the clock plus
@@ -99,45 +99,49 @@ public final class WebhookSink: Sendable {
         let ledger = Ledger()
         self.ledger = ledger
         let key = crypto.hmacKey(secret)
-        server = try RawHTTPServer { request in
-            let id = request.header("StreamPreview-Event-Id") ?? ""
-            let attempt = ledger.state.withLock { state -> Int in
-                state.requests += 1
-                state.attempts[id, default: 0] += 1
-                return state.attempts[id, default: 0]
-            }
-            let now = Int64(Date().timeIntervalSince1970) + clockOffset()
-            guard let header = request.header(WebhookSignature.headerName),
-                let signature = WebhookSignature.parse(header),
-                signature.verifies(body: request.body, key: key, now: now, tolerance: tolerance, crypto: crypto)
-            else {
-                ledger.state.withLock { $0.badSignatures += 1 }
-                return .respond(RawHTTPServer.response(400, "Bad Request"))
-            }
-            guard let event = try? JSONDecoder().decode(Event.self, from: Data(request.body)), event.id == id else {
-                ledger.state.withLock { $0.unreadable += 1 }
-                return .respond(RawHTTPServer.response(400, "Bad Request"))
-            }
-            switch behaviour(id, attempt) {
-            case .fail(let status):
-                return .respond(RawHTTPServer.response(status, "Failed"))
-            case .stall(let seconds):
-                return .stall(seconds: seconds)
-            case .accept:
-                ledger.state.withLock { state in
-                    if state.accepted[id] == nil {
-                        state.accepted[id] = event
-                        state.order.append(id)
-                    } else {
-                        state.duplicates += 1
-                    }
+        let refused = WebhookReceiver.Answer.respond(
+            status: 400, body: Array("Bad Request".utf8), contentType: "text/plain")
+        // A receiver of the test support whose every answer is chosen here, per request.
+        receiver = try WebhookReceiver(
+            otherwise: .chosen { request in
+                let id = request.header("StreamPreview-Event-Id") ?? ""
+                let attempt = ledger.state.withLock { state -> Int in
+                    state.requests += 1
+                    state.attempts[id, default: 0] += 1
+                    return state.attempts[id, default: 0]
                 }
-                return .respond(RawHTTPServer.response(204, "No Content"))
-            }
-        }
+                let now = Int64(Date().timeIntervalSince1970) + clockOffset()
+                guard let header = request.header(WebhookSignature.headerName),
+                    let signature = WebhookSignature.parse(header),
+                    signature.verifies(body: request.body, key: key, now: now, tolerance: tolerance, crypto: crypto)
+                else {
+                    ledger.state.withLock { $0.badSignatures += 1 }
+                    return refused
+                }
+                guard let event = try? JSONDecoder().decode(Event.self, from: Data(request.body)), event.id == id else {
+                    ledger.state.withLock { $0.unreadable += 1 }
+                    return refused
+                }
+                switch behaviour(id, attempt) {
+                case .fail(let status):
+                    return .respond(status: status, body: Array("Failed".utf8), contentType: "text/plain")
+                case .stall(let seconds):
+                    return .stall(seconds: seconds)
+                case .accept:
+                    ledger.state.withLock { state in
+                        if state.accepted[id] == nil {
+                            state.accepted[id] = event
+                            state.order.append(id)
+                        } else {
+                            state.duplicates += 1
+                        }
+                    }
+                    return .respond(status: 204, body: [], contentType: "text/plain")
+                }
+            })
     }
 
-    public var url: String { server.url + "/hooks" }
+    public var url: String { receiver.url + "/hooks" }
 
     /// Accepted events, each once, in the order they were first accepted.
     public var events: [Event] { ledger.state.withLock { state in state.order.compactMap { state.accepted[$0] } } }
@@ -152,5 +156,5 @@ public final class WebhookSink: Sendable {
     /// Requests per event ID.
     public var attempts: [String: Int] { ledger.state.withLock { $0.attempts } }
 
-    public func stop() { server.stop() }
+    public func stop() { receiver.stop() }
 }
