@@ -15,12 +15,15 @@ public func fuzzRoute(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case .success(let route):
         check(path.hasPrefix("/"), "\(route) from a path without a leading /: \(path)")
         check(["GET", "HEAD", "PUT", "DELETE", "POST"].contains(method), "method \(method) accepted")
+        // The route's traits name the label it is counted under, whose method is the request's.
+        check(RouteLabel(route).method == method, "\(route) is labelled \(RouteLabel(route).method) for \(method)")
         switch route {
         case .object(let objectMethod, let encodedKey):
             check(objectMethod.rawValue == method, "object route \(objectMethod) for method \(method)")
             check(Route.objectsPrefix + encodedKey == path, "object key \(encodedKey) is not the rest of \(path)")
         case .deletePreview(let id), .like(let id), .unlike(let id), .markSeen(let id), .share(let id),
-            .shareThumbnail(let id):
+            .shareThumbnail(let id), .reportPlay(let id), .reportShare(let id), .streamStats(let id),
+            .setWatchURL(let id):
             check(id > 0, "stream id \(id) from \(path)")
             check(path.split(separator: "/").contains { StreamID.parse(String($0)) == id }, "id \(id) not in \(path)")
         case .health, .ready, .metrics, .postPreview, .commitPreview, .feed, .openAPIDocument, .feedEvents,
