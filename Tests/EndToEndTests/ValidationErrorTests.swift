@@ -49,7 +49,7 @@ struct ValidationErrorTests {
             body: Array(#"{"streamId":"42"}"#.utf8),
             token: token)
         expectError(plain, status: 415, code: "unsupported_media_type")
-        // A body without Content-Type says nothing about its format (README: "chosen by Content-Type").
+        // A body without Content-Type says nothing about its format (docs/manual/api.md: "chosen by Content-Type").
         let none = try api.send("POST", "/api/preview/post", body: Array(#"{"streamId":"42"}"#.utf8), token: token)
         expectError(none, status: 415, code: "unsupported_media_type", target: "Content-Type")
     }
