@@ -71,15 +71,6 @@ struct ViewerPageHandler: Sendable {
             + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
     }
 
-    /// `scheme://host[:port]` of an absolute URL; nil for anything else.
-    static func origin(of url: String) -> String? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
-        let rest = url[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains(where: { $0 == " " || $0 == ";" || $0 == "'" || $0 == "@" })
-        else { return nil }
-        return scheme + "://" + authority.lowercased()
-    }
+    /// `scheme://host[:port]` of an absolute URL (`CORSPolicy.origin(ofURL:)`); nil for anything else.
+    static func origin(of url: String) -> String? { CORSPolicy.origin(ofURL: url) }
 }

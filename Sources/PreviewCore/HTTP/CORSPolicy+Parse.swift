@@ -30,10 +30,19 @@ extension CORSPolicy {
         return .success(CORSPolicy(origins: origins, anyOriginReads: anyOrigin))
     }
 
+    /// The origin of an absolute http(s) URL (`serializedOrigin` of its scheme and authority,
+    /// so a default port is left out): what a Content-Security-Policy names to allow the URL;
+    /// nil for anything else (a user name, another scheme, a malformed host).
+    public static func origin(ofURL url: String) -> String? {
+        guard let separator = url.range(of: "://") else { return nil }
+        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return serializedOrigin(String(url[..<separator.upperBound] + authority))
+    }
+
     /// `scheme://host[:port]` as a browser's `Origin` field writes it, or nil when `text` is not
     /// one. Hosts are ASCII (an internationalized name is given in its `xn--` form, as browsers
     /// send it); an IPv6 literal keeps its brackets.
-    static func serializedOrigin(_ text: String) -> String? {
+    public static func serializedOrigin(_ text: String) -> String? {
         guard let separator = text.range(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound].lowercased()
         let defaultPort: Int
