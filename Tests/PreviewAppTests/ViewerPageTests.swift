@@ -19,6 +19,25 @@ struct ViewerPageTests {
         }
     }
 
+    @Test(
+        "the share page's body class (share) is styled only through its descendants: no rule of the sheet styles .share itself"
+    )
+    func sharePageBodyIsNotStyledAsAControl() throws {
+        let sheet = try String(
+            contentsOfFile: TestPaths.repositoryRoot + "/Sources/PreviewApp/ViewerPage/viewer.css", encoding: .utf8)
+        let page = ShareHandler.page(
+            FeedItem(streamId: 1, movieUrl: "https://cdn.example/m", thumbnailUrl: "https://cdn.example/t"),
+            clipType: .mp4)
+        #expect(page.contains(#"<body class="share">"#))
+        // Every selector of every rule, split at commas: `.share` alone (or with a pseudo-class)
+        // would put a control's position and background on the share page's body.
+        let rules = sheet.replacing(#/\/\*(?s:.*?)\*\//#, with: "")
+        let selectors = rules.split(separator: "{").dropLast().compactMap { $0.split(separator: "}").last }
+            .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(selectors.contains(".share main"))
+        #expect(selectors.filter { $0 == ".share" || $0.hasPrefix(".share:") } == [])
+    }
+
     @Test("the policy allows the object store's origin for images and media, and nothing inline")
     func policy() {
         let policy = ViewerPageHandler.policy(objectOrigins: ["https://bucket.s3.example.com"])

@@ -641,7 +641,7 @@ def check_tracking(page, api, order):
     page.driver.execute_cdp_cmd("Browser.grantPermissions", {
         "origin": api.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
     target = order[0]
-    page.element(f'[data-stream-id="{target}"] button.share').click()
+    page.element(f'[data-stream-id="{target}"] button.copy-link').click()
     wait_for("the copy-link notice", lambda: "copied" in page.state()["status"], seconds=30)
     copied = page.driver.execute_script("return navigator.clipboard.readText();")
     if copied != f"{api.base}/s/{target}":

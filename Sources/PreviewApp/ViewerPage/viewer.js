@@ -166,7 +166,7 @@
 
     const share = document.createElement("button");
     share.type = "button";
-    share.className = "share";
+    share.className = "copy-link";  // not "share": the share page's body has that class
     share.textContent = "Copy link";
     share.setAttribute("aria-label", "Copy the link to stream " + id);
 
