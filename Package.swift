@@ -29,7 +29,10 @@ let package = Package(
         .target(name: "CShimsCurl", dependencies: ["CCurl"]),
         .target(name: "CShimsMHD", dependencies: ["CMicroHTTPD"]),
 
-        .target(name: "PreviewCore", swiftSettings: strict),
+        // The protobuf wire format's reader and writer: no dependencies, shared by the server's
+        // messages (PreviewCore) and the app package's.
+        .target(name: "ProtobufWire", swiftSettings: strict),
+        .target(name: "PreviewCore", dependencies: ["ProtobufWire"], swiftSettings: strict),
         // The one place that spawns child processes (posix_spawn, empty signal mask): embedded redis-server, tests.
         .target(name: "PreviewProcess", swiftSettings: strict),
         .target(
@@ -42,7 +45,11 @@ let package = Package(
         .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "PreviewApp",
-            dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto"],
+            dependencies: [
+                "PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto",
+                // `upload` and `capture` are the app package's uploader over libcurl.
+                "StreamPreviewClient",
+            ],
             // Served from memory (`PackageResources`, written by SwiftPM at build time): the viewer
             // page's files, and proto/openapi.yaml through the OpenAPI/openapi.yaml link.
             resources: [
@@ -52,14 +59,16 @@ let package = Package(
             swiftSettings: strict),
         // The app-side client (uploads, feed, events, the strip model): self-contained, with its own JSON
         // models, so an iOS or macOS app builds no C library and none of the server.
-        .target(name: "StreamPreviewClient", swiftSettings: strict),
+        .target(name: "StreamPreviewClient", dependencies: ["ProtobufWire"], swiftSettings: strict),
         .executableTarget(name: "streampreview", dependencies: ["PreviewApp"], swiftSettings: strict),
         .target(
             name: "PreviewTestSupport",
             dependencies: ["PreviewCore", "PreviewProcess", "PreviewRedis", "PreviewHTTPClient"],
             swiftSettings: strict),
 
-        .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewCrypto", "PreviewTestSupport"]),
+        .testTarget(
+            name: "PreviewCoreTests",
+            dependencies: ["PreviewCore", "ProtobufWire", "PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(name: "PreviewRedisTests", dependencies: ["PreviewRedis", "PreviewTestSupport"]),
         .testTarget(
             name: "PreviewHTTPClientTests",
@@ -68,7 +77,8 @@ let package = Package(
             name: "PreviewHTTPServerTests",
             dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
         .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
-        .testTarget(name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport"]),
+        .testTarget(
+            name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport", "StreamPreviewClient"]),
         .testTarget(name: "StreamPreviewClientTests", dependencies: ["StreamPreviewClient"]),
         .testTarget(
             name: "EndToEndTests",

@@ -65,14 +65,15 @@ build_module() {
 }
 
 shopt -s globstar nullglob
-build_module PreviewCore
+build_module ProtobufWire
+build_module PreviewCore "$out/ProtobufWire.o"
 build_module PreviewCrypto "$out/PreviewCore.o"
 for target in "${targets[@]}"; do
     binary="$out/$target"
-    if stale "$binary" "Tests/Fuzz/$target/Target.swift" "$out/PreviewCore.o" "$out/PreviewCrypto.o"; then
+    if stale "$binary" "Tests/Fuzz/$target/Target.swift" "$out/ProtobufWire.o" "$out/PreviewCore.o" "$out/PreviewCrypto.o"; then
         echo "fuzz.sh: linking $target"
         "$swiftc" "${flags[@]}" "${openssl[@]}" -I "$modules" -module-name "Fuzz$target" \
-            "Tests/Fuzz/$target/Target.swift" "$out/PreviewCore.o" "$out/PreviewCrypto.o" -lcrypto -use-ld=lld -o "$binary"
+            "Tests/Fuzz/$target/Target.swift" "$out/ProtobufWire.o" "$out/PreviewCore.o" "$out/PreviewCrypto.o" -lcrypto -use-ld=lld -o "$binary"
     fi
 done
 ((build_only)) && exit 0

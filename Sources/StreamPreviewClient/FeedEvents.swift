@@ -112,10 +112,10 @@ public struct FeedEvents: AsyncSequence, Sendable {
             let label = "GET /api/feed/events"
             do {
                 var request = try await client.apiRequest("GET", "/api/feed/events", authenticated: false)
-                request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-                if let lastEventId { request.setValue(lastEventId, forHTTPHeaderField: "Last-Event-ID") }
-                request.timeoutInterval = 24 * 3600
-                let (response, stream) = try await client.transport.open(request)
+                request.headers["Accept"] = "text/event-stream"
+                if let lastEventId { request.headers["Last-Event-ID"] = lastEventId }
+                request.timeout = 24 * 3600
+                let (response, stream) = try await client.session.open(SessionTransport.urlRequest(request))
                 var iterator = stream.makeAsyncIterator()
                 if response.statusCode == 200 {
                     bytes = iterator
@@ -125,13 +125,13 @@ public struct FeedEvents: AsyncSequence, Sendable {
                 var body = Data()
                 while body.count < 64 * 1024, let chunk = try await iterator.next() { body.append(chunk) }
                 let error = StreamPreviewClientError(
-                    status: response.statusCode, request: label, headers: response, body: body)
+                    SessionTransport.response(response, body: body), request: label, now: client.clock.now())
                 guard UploadRetryPolicy.passes(error.failure) else { throw error }
                 try await wait(error)
             } catch let error as URLError where error.code == .cancelled {
                 throw CancellationError()
             } catch let error as URLError {
-                try await wait(StreamPreviewClientError(error, request: label))
+                try await wait(StreamPreviewClientError(TransportError(error), request: label))
             }
         }
 

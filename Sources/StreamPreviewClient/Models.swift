@@ -33,6 +33,10 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
     public var stale: Bool
     /// What the server's moderation hook attached; empty for most previews.
     public var labels: [String: String]
+    /// The stream's share page (with link previews), when the server has a public URL.
+    public var shareUrl: String
+    /// A GET URL of the clip that saves it as a file; empty unless the server offers downloads.
+    public var downloadUrl: String
 
     public var id: Int64 { streamId }
 
@@ -40,7 +44,7 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         streamId: Int64, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0, liked: Bool = false,
         seen: Bool = false, previewVersion: Int64 = 1, updatedAt: Int64 = 0, expiresAt: Int64 = 0,
         durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false, stale: Bool = false,
-        labels: [String: String] = [:]
+        labels: [String: String] = [:], shareUrl: String = "", downloadUrl: String = ""
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -57,11 +61,13 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         self.fastStart = fastStart
         self.stale = stale
         self.labels = labels
+        self.shareUrl = shareUrl
+        self.downloadUrl = downloadUrl
     }
 
     enum CodingKeys: String, CodingKey {
         case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt, durationMs
-        case width, height, fastStart, stale, labels
+        case width, height, fastStart, stale, labels, shareUrl, downloadUrl
     }
 
     public init(from decoder: any Decoder) throws {
@@ -81,9 +87,12 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         fastStart = try c.decodeIfPresent(Bool.self, forKey: .fastStart) ?? false
         stale = try c.decodeIfPresent(Bool.self, forKey: .stale) ?? false
         labels = try c.decodeIfPresent([String: String].self, forKey: .labels) ?? [:]
+        shareUrl = try c.decodeIfPresent(String.self, forKey: .shareUrl) ?? ""
+        downloadUrl = try c.decodeIfPresent(String.self, forKey: .downloadUrl) ?? ""
     }
 
-    /// Writes the proto3 JSON mapping the server writes (int64 as strings, labels left out when empty).
+    /// Writes the proto3 JSON mapping the server writes (int64 as strings; labels and the two
+    /// optional URLs left out when empty).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(String(streamId), forKey: .streamId)
@@ -101,6 +110,8 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         try c.encode(fastStart, forKey: .fastStart)
         try c.encode(stale, forKey: .stale)
         if !labels.isEmpty { try c.encode(labels, forKey: .labels) }
+        if !shareUrl.isEmpty { try c.encode(shareUrl, forKey: .shareUrl) }
+        if !downloadUrl.isEmpty { try c.encode(downloadUrl, forKey: .downloadUrl) }
     }
 }
 
@@ -142,18 +153,23 @@ public struct SignedPut: Sendable, Hashable, Codable {
     /// The local file the PUT sends (from its first byte on every attempt).
     public var file: URL
 
+    public init(url: URL, headers: [String: String], file: URL) {
+        self.url = url
+        self.headers = headers
+        self.file = file
+    }
+
     /// The request to hand to any `URLSession` (a background one included) with
     /// `uploadTask(with:fromFile:)` and `file`. A signed `Content-Length` is left to the session,
     /// which sends the file's own: a file that changed size since is refused by the store (a
     /// stale header would leave bytes on the connection instead).
     public var request: URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = "PUT"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key })
-        where name.lowercased() != "content-length" {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        return request
+        SessionTransport.urlRequest(TransportRequest(method: "PUT", url: url, headers: sentHeaders))
+    }
+
+    /// The headers as sent: all but `Content-Length`, which comes from the file itself.
+    var sentHeaders: [String: String] {
+        headers.filter { $0.key.lowercased() != "content-length" }
     }
 }
 

@@ -156,3 +156,61 @@ final class TaskBox: @unchecked Sendable {
         task?.cancel()
     }
 }
+
+extension SessionTransport: StreamPreviewTransport {
+    func send(_ request: TransportRequest, onSent: (@Sendable (Int64, Int64) -> Void)?) async throws
+        -> TransportResponse
+    {
+        do {
+            let (response, body) = try await exchange(Self.urlRequest(request), file: request.bodyFile, onSent: onSent)
+            return Self.response(response, body: body)
+        } catch let error as URLError where error.code == .cancelled {
+            throw CancellationError()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TransportError(error)
+        }
+    }
+
+    static func response(_ response: HTTPURLResponse, body: Data) -> TransportResponse {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return TransportResponse(status: response.statusCode, headers: headers, body: body)
+    }
+
+    static func urlRequest(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        urlRequest.httpBody = request.body
+        if let timeout = request.timeout { urlRequest.timeoutInterval = timeout }
+        return urlRequest
+    }
+}
+
+extension TransportError {
+    /// How a `URLSession` task broke, in the client's terms.
+    init(_ error: any Error) {
+        let failure: StreamPreviewClientError.Failure
+        switch (error as? URLError)?.code {
+        case .cannotConnectToHost?, .cannotFindHost?, .dnsLookupFailed?, .notConnectedToInternet?:
+            failure = .connect
+        case .timedOut?: failure = .timeout
+        case .badURL?, .unsupportedURL?, .fileDoesNotExist?, .noPermissionsToReadFile?: failure = .fatal
+        case nil: failure = .fatal
+        default: failure = .transfer
+        }
+        let message: String
+        switch (error as? URLError)?.code {
+        case .networkConnectionLost?: message = "connection reset"
+        case .some: message = (error as? URLError)?.localizedDescription ?? ""
+        case nil: message = String(describing: error)
+        }
+        self.init(failure, message)
+    }
+}

@@ -18,6 +18,9 @@ public enum UploadEvent: Sendable, Hashable {
     case started(UploadFile, totalBytes: Int64, attempt: Int)
     /// Bytes of the file sent so far in this attempt.
     case progress(UploadFile, sentBytes: Int64, totalBytes: Int64)
+    /// A retry of the file's PUT was answered 409 or 412 (`answer`): an earlier attempt stored
+    /// the file and only its answer was lost. `.stored` follows; commit checks the bytes.
+    case storedByEarlierAttempt(UploadFile, answer: StreamPreviewClientError)
     /// The file is stored.
     case stored(UploadFile)
     /// A request failed in a passing way and is sent again after `after` seconds; `error` is why.
@@ -52,15 +55,15 @@ extension StreamPreviewClient {
         let label = "POST /api/preview/post"
         let clipType = try Self.mediaType(of: clip, among: Self.clipTypes, label: label)
         let stillType = try Self.mediaType(of: still, among: Self.stillTypes, label: label)
-        let body = try JSONSerialization.data(withJSONObject: [
-            "streamId": String(stream), "movieBytes": String(try Self.size(of: clip, label: label)),
-            "thumbnailBytes": String(try Self.size(of: still, label: label)), "movieContentType": clipType,
-            "thumbnailContentType": stillType,
-        ])
-        let (_, answer) = try await retrying(.post, label: label, expiresAt: nil, onEvent: onEvent) { _ in
+        let body = PostRequest(
+            streamId: stream, movieBytes: try Self.size(of: clip, label: label),
+            thumbnailBytes: try Self.size(of: still, label: label), movieContentType: clipType,
+            thumbnailContentType: stillType)
+        let answer = try await retrying(.post, label: label, expiresAt: nil, onEvent: onEvent) { _ in
             try await self.exchange(
                 try await self.apiRequest("POST", "/api/preview/post", body: body, authenticated: true), label: label)
         }
+        guard let answer else { throw StreamPreviewClientError(failure: .invalidAnswer, request: label, message: "") }
         let issued: PostResponse = try decode(answer, label: label)
         guard let clipURL = URL(string: issued.movieBodyUrl), let stillURL = URL(string: issued.movieThumbnailBodyUrl)
         else { throw StreamPreviewClientError(failure: .invalidAnswer, request: label, message: "bad upload URLs") }
@@ -85,29 +88,31 @@ extension StreamPreviewClient {
         async throws -> FeedItem
     {
         let label = "POST /api/preview/commit"
-        let body = try JSONSerialization.data(withJSONObject: [
-            "streamId": String(ticket.streamId), "uploadId": ticket.uploadId,
-        ])
-        let (_, answer) = try await retrying(.commit, label: label, expiresAt: nil, onEvent: onEvent) { _ in
+        let body = CommitRequest(streamId: ticket.streamId, uploadId: ticket.uploadId)
+        let answer = try await retrying(.commit, label: label, expiresAt: nil, onEvent: onEvent) { _ in
             try await self.exchange(
                 try await self.apiRequest("POST", "/api/preview/commit", body: body, authenticated: true),
                 label: label)
         }
+        guard let answer else { throw StreamPreviewClientError(failure: .invalidAnswer, request: label, message: "") }
         return try decode(answer, label: label)
     }
 
-    /// PUTs one file to its signed URL, from its first byte on every attempt.
-    func put(_ target: SignedPut, as file: UploadFile, expiresAt: Int64, onEvent: (@Sendable (UploadEvent) -> Void)?)
-        async throws
-    {
+    /// PUTs one file to its signed URL (one of an `UploadTicket`'s, expiring at `expiresAt`),
+    /// from its first byte on every attempt, sent again as `retry` allows while the URL lives.
+    /// `finishUpload` calls it for both files.
+    public func put(
+        _ target: SignedPut, as file: UploadFile, expiresAt: Int64, onEvent: (@Sendable (UploadEvent) -> Void)? = nil
+    ) async throws {
         let label = "PUT of \(target.file.lastPathComponent)"
         let total = try Self.size(of: target.file, label: label)
-        var request = target.request
-        request.timeoutInterval = 120
+        let request = TransportRequest(
+            method: "PUT", url: target.url, headers: target.sentHeaders, bodyFile: target.file,
+            timeout: retry.putTimeout)
         // A 2xx, or a retry's 409 or 412: either way the store holds the file now.
-        _ = try await retrying(.put, label: label, expiresAt: expiresAt, onEvent: onEvent) { attempt in
+        _ = try await retrying(.put, label: label, expiresAt: expiresAt, onEvent: onEvent, file: file) { attempt in
             onEvent?(.started(file, totalBytes: total, attempt: attempt))
-            return try await self.exchange(request, label: label, file: target.file) { sent, _ in
+            return try await self.exchange(request, label: label) { sent, _ in
                 onEvent?(.progress(file, sentBytes: sent, totalBytes: total))
             }
         }
@@ -115,40 +120,42 @@ extension StreamPreviewClient {
     }
 
     /// Calls `send` with the attempt number (from 1) until `retry` settles it: the 2xx answer,
-    /// or (a PUT's retry answered 409 or 412) an empty answer for "stored by an earlier attempt".
+    /// or nil when a PUT's retry was answered 409 or 412 ("stored by an earlier attempt"). The
+    /// error that ends it says how many attempts were made and why they stopped (`gaveUp`).
     func retrying(
         _ kind: UploadRetryPolicy.Request, label: String, expiresAt: Int64?,
-        onEvent: (@Sendable (UploadEvent) -> Void)?,
-        _ send: (_ attempt: Int) async throws -> (HTTPURLResponse, Data)
-    ) async throws -> (HTTPURLResponse?, Data) {
-        let started = ContinuousClock.now
+        onEvent: (@Sendable (UploadEvent) -> Void)?, file: UploadFile? = nil,
+        _ send: (_ attempt: Int) async throws -> TransportResponse
+    ) async throws -> TransportResponse? {
+        let started = clock.monotonic()
         var attempt = 0
         while true {
             attempt += 1
             var error: StreamPreviewClientError
             do {
-                let (response, body) = try await send(attempt)
-                if (200..<300).contains(response.statusCode) { return (response, body) }
-                error = StreamPreviewClientError(
-                    status: response.statusCode, request: label, headers: response, body: body)
+                let response = try await send(attempt)
+                if (200..<300).contains(response.status) { return response }
+                error = StreamPreviewClientError(response, request: label, now: clock.now())
             } catch let failure as StreamPreviewClientError {
                 error = failure
             }
             error.attempts = attempt
-            let elapsed = ContinuousClock.now - started
+            let elapsed = clock.monotonic() - started
             let budget: UploadRetryPolicy.Budget =
-                expiresAt.map { .urlSecondsLeft(Double($0) - Date().timeIntervalSince1970) }
-                ?? .elapsed(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                expiresAt.map { .urlSecondsLeft(Double($0) - clock.now()) } ?? .elapsed(elapsed)
             switch retry.judge(
                 error.failure, code: error.code, retryAfter: error.retryAfter, request: kind, attempt: attempt,
-                budget: budget, random: Double.random(in: 0..<1))
+                budget: budget, random: clock.random())
             {
             case .succeeded: throw error  // unreachable: a 2xx returned above
-            case .storedEarlier: return (nil, Data())
+            case .storedEarlier:
+                if let file { onEvent?(.storedByEarlierAttempt(file, answer: error)) }
+                return nil
             case .retry(let wait):
                 onEvent?(.retrying(request: label, after: wait, error: error))
-                try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
-            case .stop:
+                try await clock.sleep(wait)
+            case .stop(let reason):
+                error.gaveUp = reason
                 throw error
             }
         }

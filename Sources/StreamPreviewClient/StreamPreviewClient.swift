@@ -17,24 +17,37 @@ public final class StreamPreviewClient: Sendable {
     public let baseURL: URL
     /// Retries of the uploader's requests.
     public let retry: UploadRetryPolicy
+    /// How API messages are written both ways.
+    public let encoding: APIEncoding
+    /// The waits and clocks of the retries.
+    let clock: RetryClock
     let tokenProvider: TokenProvider?
-    let transport: SessionTransport
+    /// The client's own session: the event stream, and every call unless `transport` is given.
+    let session: SessionTransport
+    let transport: any StreamPreviewTransport
 
     /// `token`: nil for an anonymous viewer (the feed and the events work without one).
+    /// `encoding`: JSON (the default) or protobuf, for requests and answers alike.
     /// `configuration`: of the session the client makes for itself (timeouts, cellular access);
     /// uploads through a background session go through `SignedPut.request` instead (see
     /// `requestUpload(stream:clip:still:)`).
+    /// `transport`: carries the API calls and uploads instead of that session (an HTTP stack of
+    /// the app's own); `clock`: the retries' waits and clocks.
     public init(
         baseURL: URL, token: TokenProvider? = nil, retry: UploadRetryPolicy = UploadRetryPolicy(),
-        configuration: URLSessionConfiguration = .ephemeral
+        encoding: APIEncoding = .json, configuration: URLSessionConfiguration = .ephemeral,
+        transport: (any StreamPreviewTransport)? = nil, clock: RetryClock = .system
     ) {
         self.baseURL = baseURL
         self.tokenProvider = token
         self.retry = retry
-        transport = SessionTransport(configuration: configuration)
+        self.encoding = encoding
+        self.clock = clock
+        session = SessionTransport(configuration: configuration)
+        self.transport = transport ?? session
     }
 
-    deinit { transport.invalidate() }
+    deinit { session.invalidate() }
 
     // MARK: The feed
 
@@ -46,11 +59,11 @@ public final class StreamPreviewClient: Sendable {
         if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
         if let current { query.append(URLQueryItem(name: "current", value: String(current))) }
         var request = try await apiRequest("GET", "/api/feed", query: query, authenticated: tokenProvider != nil)
-        if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
-        let (response, body) = try await send(request, label: "GET /api/feed", expecting: [200, 304])
-        if response.statusCode == 304 { return nil }
-        let decoded: FeedBody = try decode(body, label: "GET /api/feed")
-        return Feed(items: decoded.items, etag: response.value(forHTTPHeaderField: "ETag"))
+        if let ifNoneMatch { request.headers["If-None-Match"] = ifNoneMatch }
+        let response = try await send(request, label: "GET /api/feed", expecting: [200, 304])
+        if response.status == 304 { return nil }
+        let decoded: FeedBody = try decode(response, label: "GET /api/feed")
+        return Feed(items: decoded.items, etag: response.header("ETag"))
     }
 
     /// `POST /api/streams/{id}/like` (idempotent).
@@ -80,16 +93,18 @@ public final class StreamPreviewClient: Sendable {
     private func likeCall(_ method: String, stream: Int64) async throws -> LikeState {
         let path = "/api/streams/\(stream)/like"
         let request = try await apiRequest(method, path, authenticated: true)
-        let (_, body) = try await send(request, label: "\(method) \(path)", expecting: [200])
-        return try decode(body, label: "\(method) \(path)")
+        let response = try await send(request, label: "\(method) \(path)", expecting: [200])
+        return try decode(response, label: "\(method) \(path)")
     }
 
     // MARK: Requests
 
-    /// A request to the API at `path`, JSON both ways, with the token when `authenticated`.
+    /// A request to the API at `path` in the client's encoding, with the token when
+    /// `authenticated`.
     func apiRequest(
-        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, authenticated: Bool
-    ) async throws -> URLRequest {
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: (any RequestMessage)? = nil,
+        authenticated: Bool
+    ) async throws -> TransportRequest {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw StreamPreviewClientError(failure: .fatal, request: path, message: "bad base URL \(baseURL)")
         }
@@ -99,51 +114,53 @@ public final class StreamPreviewClient: Sendable {
         guard let url = components.url else {
             throw StreamPreviewClientError(failure: .fatal, request: path, message: "bad URL for \(path)")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        var request = TransportRequest(method: method, url: url, headers: ["Accept": encoding.contentType])
         if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = try body.encoded(encoding)
+            request.headers["Content-Type"] = encoding.contentType
         }
         if authenticated {
             guard let tokenProvider else {
                 throw StreamPreviewClientError(
                     failure: .fatal, request: "\(method) \(path)", message: "this call needs a token")
             }
-            request.setValue("Bearer " + (try await tokenProvider()), forHTTPHeaderField: "Authorization")
+            request.headers["Authorization"] = "Bearer " + (try await tokenProvider())
         }
         return request
     }
 
     /// Sends `request` once; an answer outside `expecting` is a `StreamPreviewClientError`.
-    func send(_ request: URLRequest, label: String, expecting: Set<Int>) async throws -> (HTTPURLResponse, Data) {
-        let (response, body) = try await exchange(request, label: label)
-        guard expecting.contains(response.statusCode) else {
-            throw StreamPreviewClientError(status: response.statusCode, request: label, headers: response, body: body)
+    func send(_ request: TransportRequest, label: String, expecting: Set<Int>) async throws -> TransportResponse {
+        let response = try await exchange(request, label: label)
+        guard expecting.contains(response.status) else {
+            throw StreamPreviewClientError(response, request: label, now: clock.now())
         }
-        return (response, body)
+        return response
     }
 
     /// One exchange; no answer is a `StreamPreviewClientError` naming how it broke, and a
     /// cancelled Swift task a `CancellationError`.
     func exchange(
-        _ request: URLRequest, label: String, file: URL? = nil, onSent: (@Sendable (Int64, Int64) -> Void)? = nil
-    ) async throws -> (HTTPURLResponse, Data) {
+        _ request: TransportRequest, label: String, onSent: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) async throws -> TransportResponse {
         do {
-            return try await transport.exchange(request, file: file, onSent: onSent)
-        } catch let error as URLError where error.code == .cancelled {
-            throw CancellationError()
+            return try await transport.send(request, onSent: onSent)
         } catch is CancellationError {
             throw CancellationError()
-        } catch {
+        } catch let error as TransportError {
             throw StreamPreviewClientError(error, request: label)
+        } catch {
+            throw StreamPreviewClientError(failure: .fatal, request: label, message: String(describing: error))
         }
     }
 
-    func decode<T: Decodable>(_ body: Data, label: String) throws -> T {
+    /// The answer's message, in the encoding its `Content-Type` names (JSON when it names none).
+    func decode<T: ResponseMessage>(_ response: TransportResponse, label: String) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: body)
+            if APIEncoding.protobuf.matches(response.header("Content-Type")) {
+                return try T(protobuf: Array(response.body))
+            }
+            return try JSONDecoder().decode(T.self, from: response.body)
         } catch {
             throw StreamPreviewClientError(
                 failure: .invalidAnswer, request: label, message: "the answer does not decode: \(error)")

@@ -38,6 +38,31 @@ public struct StreamPreviewClientError: Error, Sendable, Hashable, CustomStringC
     public var target: String?
     /// Attempts made before giving up (retries of the uploader included).
     public var attempts: Int
+    /// Why the uploader's retries stopped at this error; nil outside the uploader.
+    public var gaveUp: GiveUp?
+    /// The answer's body as text (its first 300 bytes) when it is not an error body the client
+    /// reads, such as a proxy's page; nil otherwise.
+    public var answerText: String?
+
+    /// Why the uploader stopped sending a request again.
+    public enum GiveUp: Sendable, Hashable {
+        /// An answer or failure that trying again cannot change (a 4xx; a post that may have
+        /// reached the server).
+        case final
+        /// `UploadRetryPolicy.maxAttempts` were made.
+        case attemptsUsedUp
+        /// The next attempt would start past `maxTotal` seconds (or `Retry-After` asks for longer);
+        /// `elapsed`: seconds spent so far.
+        case outOfTime(elapsed: Double)
+        /// The next attempt would start within `expiryMargin` of the signed URL's expiry.
+        case urlExpiring(secondsLeft: Double)
+    }
+
+    /// Whether the failure is of the kind that goes away by itself (no answer, 5xx, 408, 429, or
+    /// the store still finishing an earlier write): the same request may work later.
+    public var isTransient: Bool {
+        UploadRetryPolicy.passes(failure) || UploadRetryPolicy.inProgressCodes.contains(code ?? "")
+    }
 
     /// The HTTP status, when there was an answer.
     public var status: Int? {
@@ -78,40 +103,26 @@ public struct StreamPreviewClientError: Error, Sendable, Hashable, CustomStringC
 }
 
 extension StreamPreviewClientError {
-    /// The error of a non-2xx answer: the API's JSON error body, or a store's XML error
-    /// (`<Code>`, `<Message>`), else the status alone.
-    init(status: Int, request: String, headers: HTTPURLResponse, body: Data, now: Date = Date()) {
-        let error = APIErrorBody.parse(body)
+    /// The error of a non-2xx answer: the API's error body (JSON or protobuf), or a store's XML
+    /// error (`<Code>`, `<Message>`), else the status alone (`answerText` keeps what was sent).
+    init(_ response: TransportResponse, request: String, now: Double) {
+        let error = APIErrorBody.parse(response.body, contentType: response.header("Content-Type"))
+        let text = String(decoding: response.body.prefix(300), as: UTF8.self)
         self.init(
-            failure: .status(status), request: request, code: error?.code,
-            message: error?.message ?? HTTPURLResponse.localizedString(forStatusCode: status),
-            requestId: error?.requestId ?? headers.value(forHTTPHeaderField: "X-Request-Id"),
-            retryAfter: headers.value(forHTTPHeaderField: "Retry-After").flatMap {
-                RetryAfterValue.seconds($0, now: now)
+            failure: .status(response.status), request: request, code: error?.code,
+            message: error?.message
+                ?? (text.isEmpty ? HTTPURLResponse.localizedString(forStatusCode: response.status) : text),
+            requestId: error?.requestId ?? response.header("X-Request-Id"),
+            retryAfter: response.header("Retry-After").flatMap {
+                RetryAfterValue.seconds($0, now: Date(timeIntervalSince1970: now))
             },
             target: error?.target)
+        if error == nil, !text.isEmpty { answerText = text }
     }
 
     /// The error of an exchange that got no answer.
-    init(_ error: any Error, request: String) {
-        let failure: Failure
-        switch (error as? URLError)?.code {
-        case .cannotConnectToHost?, .cannotFindHost?, .dnsLookupFailed?, .notConnectedToInternet?:
-            failure = .connect
-        case .timedOut?: failure = .timeout
-        case .badURL?, .unsupportedURL?, .fileDoesNotExist?, .noPermissionsToReadFile?: failure = .fatal
-        case nil: failure = .fatal
-        default: failure = .transfer
-        }
-        self.init(failure: failure, request: request, message: Self.describe(error))
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let url = error as? URLError else { return String(describing: error) }
-        switch url.code {
-        case .networkConnectionLost: return "connection reset"
-        default: return url.localizedDescription
-        }
+    init(_ error: TransportError, request: String) {
+        self.init(failure: error.failure, request: request, message: error.message)
     }
 }
 
@@ -122,7 +133,10 @@ struct APIErrorBody: Decodable {
     var target: String?
     var requestId: String?
 
-    static func parse(_ body: Data) -> APIErrorBody? {
+    static func parse(_ body: Data, contentType: String?) -> APIErrorBody? {
+        if APIEncoding.protobuf.matches(contentType) {
+            return (try? APIErrorBody(protobuf: Array(body))).flatMap { $0.code == nil ? nil : $0 }
+        }
         if let json = try? JSONDecoder().decode(APIErrorBody.self, from: body), json.code != nil { return json }
         // A store's XML error (S3, GCS): read the two elements without an XML parser (FoundationXML
         // would bring libxml2 into an app's graph).

@@ -20,11 +20,14 @@ public struct UploadRetryPolicy: Sendable, Hashable {
     public var maxTotal: Double
     /// No PUT retry starts later than this many seconds before its URL expires.
     public var expiryMargin: Double
+    /// Seconds one PUT attempt may take, connect included; a stalled one is sent again.
+    public var putTimeout: Double
 
     public init(
         maxAttempts: Int = 6, baseDelay: Double = 0.5, maxDelay: Double = 15, maxTotal: Double = 60,
-        expiryMargin: Double = 5
+        expiryMargin: Double = 5, putTimeout: Double = 120
     ) {
+        self.putTimeout = putTimeout
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -44,7 +47,8 @@ public struct UploadRetryPolicy: Sendable, Hashable {
         /// A PUT retry found the object stored: an earlier attempt wrote it.
         case storedEarlier
         case retry(after: Double)
-        case stop
+        /// Give up: the answer or failure is the error, for this reason.
+        case stop(StreamPreviewClientError.GiveUp)
     }
 
     enum Budget: Sendable, Equatable {
@@ -66,13 +70,15 @@ public struct UploadRetryPolicy: Sendable, Hashable {
         {
             return .storedEarlier
         }
-        guard isWorthRepeating(failure, code: code, request: request), attempt < maxAttempts else { return .stop }
+        guard isWorthRepeating(failure, code: code, request: request) else { return .stop(.final) }
+        guard attempt < maxAttempts else { return .stop(.attemptsUsedUp) }
         let wait = max(delay(afterAttempt: attempt, random: random), max(retryAfter ?? 0, 0))
         switch budget {
         case .elapsed(let elapsed):
-            return elapsed + wait < maxTotal ? .retry(after: wait) : .stop
+            return elapsed + wait < maxTotal ? .retry(after: wait) : .stop(.outOfTime(elapsed: elapsed))
         case .urlSecondsLeft(let secondsLeft):
-            return wait + expiryMargin < secondsLeft ? .retry(after: wait) : .stop
+            return wait + expiryMargin < secondsLeft
+                ? .retry(after: wait) : .stop(.urlExpiring(secondsLeft: max(secondsLeft, 0)))
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 
 @testable import PreviewApp
 
-/// The uploader's PUT against a scripted store on loopback, with instant waits: a stalled
+/// The uploader's PUT (the app package's, over libcurl) against a scripted store on loopback,
+/// with instant waits: a stalled
 /// attempt times out and the file is sent again from its first byte, the attempts stop at
 /// `--retries`, and a store's XML 412 on a retry counts as stored.
 @Suite struct PreviewUploaderPutTests {
@@ -29,14 +30,14 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: folder) }
 
         func uploader(retries: Int = 5, putTimeout: Double = 10) throws -> PreviewUploader {
-            let client = try HTTPClient()
-            var uploader = PreviewUploader(
-                client: client, api: APIClient(client: client, server: "http://127.0.0.1:1", token: "t", format: .json))
-            uploader.retry.policy.maxAttempts = retries + 1
-            uploader.putTimeoutSeconds = putTimeout
+            var options = UploaderOptions()
+            options.server = "http://127.0.0.1:1"
+            var uploader = PreviewUploader(options: options, transport: try CurlTransport())
+            uploader.retry.maxAttempts = retries + 1
+            uploader.retry.putTimeout = putTimeout
             let waits = self.waits
-            uploader.timing.sleep = { seconds in waits.append(seconds) }
-            uploader.timing.random = { 0.6 }
+            uploader.clock.sleep = { seconds in waits.append(seconds) }
+            uploader.clock.random = { 0.6 }
             let notes = self.notes
             uploader.progress = UploadProgressReporter(
                 mode: .plain,
@@ -61,11 +62,11 @@ import Testing
         }
     }
 
-    @Test func aStalledAttemptTimesOutAndTheFileIsSentAgainFromItsFirstByte() throws {
+    @Test func aStalledAttemptTimesOutAndTheFileIsSentAgainFromItsFirstByte() async throws {
         let harness = try Harness()
         let store = try Self.store([.stall(seconds: 8), .respond(RawHTTPServer.response(200))])
         defer { store.stop() }
-        try harness.uploader(putTimeout: 1).put(
+        try await harness.uploader(putTimeout: 1).put(
             url: store.url + "/objects/k.mp4", headers: ["Content-Type": "video/mp4"], file: harness.file,
             expiresAt: harness.inAnHour)
         let requests = store.requests
@@ -78,7 +79,7 @@ import Testing
                 == ["retrying PUT of clip.mp4 in 0.3 s: no answer within 1.0 s (attempt 2 of 6)\n"])
     }
 
-    @Test func theAttemptsStopAtTheRetriesGivenWithExitCode75() throws {
+    @Test func theAttemptsStopAtTheRetriesGivenWithExitCode75() async throws {
         let harness = try Harness(size: 2000)
         let store = try Self.store([
             .respond(
@@ -87,8 +88,8 @@ import Testing
                     body: Array("<Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>".utf8)))
         ])
         defer { store.stop() }
-        let error = try #require(throws: AppError.self) {
-            try harness.uploader(retries: 2).put(
+        let error = try await #require(throws: AppError.self) {
+            try await harness.uploader(retries: 2).put(
                 url: store.url + "/k.mp4", headers: [:], file: harness.file, expiresAt: harness.inAnHour)
         }
         #expect(store.requests.count == 3)
@@ -97,7 +98,7 @@ import Testing
         #expect(harness.waits.all == [0.3, 0.6])
     }
 
-    @Test func aPreconditionFailedOnARetryMeansTheFirstAttemptStoredIt() throws {
+    @Test func aPreconditionFailedOnARetryMeansTheFirstAttemptStoredIt() async throws {
         let harness = try Harness(size: 2000)
         let store = try Self.store([
             .respond(RawHTTPServer.response(500, "Internal Server Error")),
@@ -109,7 +110,7 @@ import Testing
                             + "specified did not hold</Message></Error>").utf8))),
         ])
         defer { store.stop() }
-        try harness.uploader().put(
+        try await harness.uploader().put(
             url: store.url + "/k.mp4", headers: ["If-None-Match": "*"], file: harness.file,
             expiresAt: harness.inAnHour)
         #expect(store.requests.count == 2)
@@ -120,12 +121,12 @@ import Testing
         #expect(notes.last?.hasSuffix("on attempt 2: an earlier attempt stored it\n") == true)
     }
 
-    @Test func aPreconditionFailedOnTheFirstAttemptIsAnErrorAtOnce() throws {
+    @Test func aPreconditionFailedOnTheFirstAttemptIsAnErrorAtOnce() async throws {
         let harness = try Harness(size: 2000)
         let store = try Self.store([.respond(RawHTTPServer.response(412, "Precondition Failed"))])
         defer { store.stop() }
-        let error = try #require(throws: AppError.self) {
-            try harness.uploader().put(
+        let error = try await #require(throws: AppError.self) {
+            try await harness.uploader().put(
                 url: store.url + "/k.mp4", headers: [:], file: harness.file, expiresAt: harness.inAnHour)
         }
         #expect(store.requests.count == 1)

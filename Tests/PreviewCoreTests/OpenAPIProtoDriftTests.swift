@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewTestSupport
+import ProtobufWire
 import Testing
 
 /// What in proto/openapi.yaml disagrees with proto/stream_preview.proto: every message needs a

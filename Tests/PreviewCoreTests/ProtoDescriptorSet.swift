@@ -1,4 +1,5 @@
 import PreviewCore
+import ProtobufWire
 
 /// A top-level message of proto/stream_preview.proto as protoc describes it.
 struct ProtoMessageShape: Equatable {

@@ -1,4 +1,5 @@
 import PreviewCore
+import ProtobufWire
 import Testing
 
 /// Truncation and fuzzing: decoding arbitrary bytes throws or succeeds, never traps.

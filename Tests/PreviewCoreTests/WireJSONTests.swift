@@ -1,4 +1,5 @@
 import PreviewCore
+import ProtobufWire
 import Testing
 
 /// The proto3 JSON mapping: output shape, accepted int64 forms, hostile input.

@@ -1,4 +1,5 @@
 import PreviewCore
+import ProtobufWire
 import Testing
 
 /// Malformed and unusual protobuf input, message by message.

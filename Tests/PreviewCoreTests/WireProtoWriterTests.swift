@@ -1,4 +1,5 @@
 import PreviewCore
+import ProtobufWire
 import Testing
 
 @Suite("Wire: ProtoWriter")

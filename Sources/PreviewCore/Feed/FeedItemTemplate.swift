@@ -1,3 +1,4 @@
+import ProtobufWire
 /// The encoded bytes of one feed item with holes for what changes between viewers and likes
 /// (`likes`, `liked`, `seen`), rendered once per live-list change and URL grid window. Filling
 /// the holes gives exactly the bytes `FeedItem.jsonBytes()` / `protobufBytes()` give for the

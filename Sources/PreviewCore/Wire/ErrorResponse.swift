@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// The body of every error, on every route
 /// (`message ErrorResponse` in proto/stream_preview.proto).
 public struct ErrorResponse: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// One entry of the feed; also the answer to a commit
 /// (`message FeedItem` in proto/stream_preview.proto).
 public struct FeedItem: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// GET /api/feed: the live streams in play order
 /// (`message FeedResponse` in proto/stream_preview.proto).
 public struct FeedResponse: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// The answer to POST and DELETE /api/streams/{id}/like
 /// (`message LikeResponse` in proto/stream_preview.proto).
 public struct LikeResponse: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// POST /api/preview/commit: verify the uploaded objects and publish them
 /// (`message StreamPreviewCommitRequest` in proto/stream_preview.proto).
 public struct StreamPreviewCommitRequest: Sendable, Equatable {

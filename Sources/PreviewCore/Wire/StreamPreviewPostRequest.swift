@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// POST /api/preview/post: ask for two signed PUT URLs
 /// (`message StreamPreviewPostRequest` in proto/stream_preview.proto).
 public struct StreamPreviewPostRequest: Sendable, Equatable {

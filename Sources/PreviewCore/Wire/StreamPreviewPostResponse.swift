@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// The answer to POST /api/preview/post
 /// (`message StreamPreviewPostResponse` in proto/stream_preview.proto).
 public struct StreamPreviewPostResponse: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// GET /api/streams/{streamId}/stats: the figures of a stream's live and recent preview
 /// versions, newest first (`message StreamStatsResponse` in proto/stream_preview.proto).
 public struct StreamStatsResponse: Sendable, Equatable {

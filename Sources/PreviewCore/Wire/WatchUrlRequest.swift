@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// PUT /api/streams/{streamId}/watch: sets or (empty) clears the stream's watch URL
 /// (`message WatchUrlRequest` in proto/stream_preview.proto).
 public struct WatchUrlRequest: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import ProtobufWire
 
 /// The configured Foundation coder of the proto3 JSON mapping of the API messages: the one
 /// reader of request bodies, and the reference for `JSONWriter`, which writes the common

@@ -1,3 +1,4 @@
+public import ProtobufWire
 /// A message of `proto/stream_preview.proto`, readable and writable both as protobuf
 /// and as its proto3 JSON mapping.
 public protocol WireMessage: Sendable {

@@ -40,11 +40,13 @@ struct ClientErrorTests {
         _ = try await expectError(401, "unauthenticated") { _ = try await unknown.like(stream: 42) }
     }
 
-    @Test("A commit before the PUTs is 409 object_missing naming the clip")
-    func objectMissing() async throws {
+    @Test(
+        "A commit before the PUTs is 409 object_missing naming the clip, in either encoding",
+        arguments: APIEncoding.allCases)
+    func objectMissing(encoding: APIEncoding) async throws {
         let fixture = try ClientFixture()
         defer { fixture.removeFolder() }
-        let client = try fixture.client(token: fixture.streamer)
+        let client = try fixture.client(token: fixture.streamer, encoding: encoding)
         let ticket = try await client.requestUpload(stream: 42, clip: fixture.clipURL, still: fixture.stillURL)
         let error = try await expectError(409, "object_missing") { _ = try await client.commit(ticket) }
         #expect(error.target == "movie" && error.request == "POST /api/preview/commit" && error.attempts == 1)

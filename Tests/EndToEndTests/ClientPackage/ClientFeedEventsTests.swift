@@ -15,13 +15,15 @@ struct ClientFeedEventsTests {
         return try #require(event, "the event stream ended", sourceLocation: sourceLocation)
     }
 
-    @Test("The feed with the viewer's flags, its ETag revalidated to nil, like, unlike and seen")
-    func feedLikesSeen() async throws {
+    @Test(
+        "The upload, the feed with the viewer's flags, its ETag revalidated to nil, like, unlike and seen, in either encoding",
+        arguments: APIEncoding.allCases)
+    func feedLikesSeen(encoding: APIEncoding) async throws {
         let fixture = try ClientFixture()
         defer { fixture.removeFolder() }
-        let published = try await fixture.client(token: fixture.streamer).upload(
+        let published = try await fixture.client(token: fixture.streamer, encoding: encoding).upload(
             stream: 42, clip: fixture.clipURL, still: fixture.stillURL)
-        let viewer = try fixture.client(token: fixture.viewer)
+        let viewer = try fixture.client(token: fixture.viewer, encoding: encoding)
         let feed = try #require(try await viewer.feed())
         #expect(feed.items.map(\.streamId) == [42] && feed.items.map(\.previewVersion) == [1])
         #expect(feed.items.map(\.durationMs) == [published.item.durationMs])
@@ -33,7 +35,7 @@ struct ClientFeedEventsTests {
         let after = try #require(try await viewer.feed(ifNoneMatch: etag), "a like changes the feed")
         #expect(after.items.map(\.likes) == [1] && after.items.map(\.liked) == [true])
         #expect(after.items.map(\.seen) == [true])
-        let anonymous = try #require(try await fixture.client(token: nil).feed(limit: 5))
+        let anonymous = try #require(try await fixture.client(token: nil, encoding: encoding).feed(limit: 5))
         #expect(anonymous.items.map(\.liked) == [false] && anonymous.items.map(\.likes) == [1])
         #expect(try await viewer.unlike(stream: 42) == LikeState(likes: 0, liked: false))
     }

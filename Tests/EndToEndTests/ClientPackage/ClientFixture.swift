@@ -29,11 +29,13 @@ struct ClientFixture {
     var stillURL: URL { URL(fileURLWithPath: folder + "/still.jpg") }
 
     /// A client of this server with `token` (nil: anonymous).
-    func client(token: String?, server: String? = nil, retry: UploadRetryPolicy = UploadRetryPolicy())
-        throws -> StreamPreviewClient
-    {
+    func client(
+        token: String?, server: String? = nil, retry: UploadRetryPolicy = UploadRetryPolicy(),
+        encoding: APIEncoding = .json
+    ) throws -> StreamPreviewClient {
         let url = try #require(URL(string: server ?? service.baseURL))
-        return StreamPreviewClient(baseURL: url, token: token.map { value in { @Sendable in value } }, retry: retry)
+        return StreamPreviewClient(
+            baseURL: url, token: token.map { value in { @Sendable in value } }, retry: retry, encoding: encoding)
     }
 
     func removeFolder() {

@@ -1,7 +1,6 @@
 import Foundation
 import PreviewCore
 import PreviewCrypto
-import PreviewHTTPClient
 import PreviewProcess
 
 #if canImport(Glibc)
@@ -42,7 +41,7 @@ enum CaptureCommand {
                 exitCode: .unavailable)
         }
         _ = try options.uploader.loadToken()  // a missing token file is a start-up error (78), not a cycle's
-        let client = try HTTPClient()
+        let transport = try CurlTransport()
         let capture = FFmpegCapture(
             ffmpeg: ffmpeg, source: options.source, settings: options.clip, timeoutSeconds: options.ffmpegTimeout,
             stop: stop)
@@ -59,7 +58,7 @@ enum CaptureCommand {
             ])
         while true {
             let started = ContinuousClock.now
-            let outcome = cycle(options, capture: capture, client: client, last: last)
+            let outcome = cycle(options, capture: capture, transport: transport, last: last)
             let elapsed = Self.seconds(since: started)
             let id = options.uploader.streamId
             switch outcome {
@@ -68,14 +67,14 @@ enum CaptureCommand {
                 return .ok
             case .published(let published, let clip):
                 last = (clip.digest, "version \(published.item.previewVersion)")
-                schedule.heard(refreshAfter: published.issued.refreshAfter)
-                if let every = options.every, published.issued.refreshAfter > 0, every > published.issued.refreshAfter,
+                schedule.heard(refreshAfter: published.ticket.refreshAfter)
+                if let every = options.every, published.ticket.refreshAfter > 0, every > published.ticket.refreshAfter,
                     !warnedSlow
                 {
                     warnedSlow = true
                     Log.warn(
                         "capture_slower_than_refresh",
-                        ["every": "\(every)s", "refresh_after": "\(published.issued.refreshAfter)s"])
+                        ["every": "\(every)s", "refresh_after": "\(published.ticket.refreshAfter)s"])
                 }
                 let wait = schedule.delay(after: .published, elapsed: elapsed)
                 emit(
@@ -100,7 +99,8 @@ enum CaptureCommand {
 
     /// One capture and publish in a private folder, removed afterwards.
     static func cycle(
-        _ options: CaptureOptions, capture: FFmpegCapture, client: HTTPClient, last: (digest: [UInt8], what: String)?
+        _ options: CaptureOptions, capture: FFmpegCapture, transport: CurlTransport,
+        last: (digest: [UInt8], what: String)?
     ) -> Outcome {
         let folder: String
         do { folder = try makeFolder() } catch {
@@ -121,18 +121,17 @@ enum CaptureCommand {
             return .failed(stage: .source, reason: "the source sent the same clip as \(last.what) (stalled or ended)")
         }
         do {
-            let api = APIClient(
-                client: client, server: options.uploader.server, token: try options.uploader.loadToken(),
-                format: options.uploader.format)
-            var uploader = PreviewUploader(client: client, api: api)
+            var uploader = PreviewUploader(options: options.uploader, transport: transport)
             // The next cycle brings a fresher clip: a request is repeated a few times, not for
             // minutes, and a stop cuts the waits between attempts short.
-            uploader.retry.policy.maxAttempts = 3
-            uploader.putTimeoutSeconds = 60
+            uploader.retry.maxAttempts = 3
+            uploader.retry.putTimeout = 60
             let stop = capture.stop
-            uploader.timing.sleep = { seconds in _ = stop.sleep(seconds: seconds) }
-            let published = try uploader.publish(
-                streamId: options.uploader.streamId, moviePath: clip.clipPath, thumbnailPath: clip.thumbnailPath)
+            uploader.clock.sleep = { seconds in _ = stop.sleep(seconds: seconds) }
+            let configured = uploader
+            let published = try Blocking.run {
+                try await configured.publish(moviePath: clip.clipPath, thumbnailPath: clip.thumbnailPath)
+            }
             return .published(published, clip: clip)
         } catch let error as AppError where error.exitCode == .failure {
             // An answer that sending again cannot change (4xx, such as 422 from commit's checks).

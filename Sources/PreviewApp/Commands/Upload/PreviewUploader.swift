@@ -1,45 +1,107 @@
 import Foundation
 import PreviewCore
-import PreviewHTTPClient
+import StreamPreviewClient
+import Synchronization
 
-/// The uploader's flow over HTTP, shared by `upload` and `capture`: ask for signed URLs, PUT
-/// the clip and the thumbnail with the headers the server named, commit. Failed requests are
-/// sent again as `UploadRetry` allows; progress and retry notes go to `progress`.
+/// The uploader of `upload` and `capture`: the app package's (`StreamPreviewClient`: ask for
+/// signed URLs, PUT the clip and the thumbnail, commit, retried by `UploadRetryPolicy`) over
+/// libcurl (`CurlTransport`). This file only adapts it to a command line: its events go to an
+/// `UploadProgressReporter`, and its errors become the command's lines and exit codes
+/// (`UploadMessages`). The commands block on these calls from their own thread (`Blocking`).
 struct PreviewUploader {
-    let client: HTTPClient
-    let api: APIClient
-    /// When to send a request again (`--retries` sets `retry.policy.maxAttempts`).
-    var retry = UploadRetry()
+    let options: UploaderOptions
+    let transport: CurlTransport
+    /// When to send a request again (`--retries` sets `maxAttempts`; PUT attempts time out after
+    /// `putTimeout`).
+    var retry = UploadRetryPolicy()
     /// Where progress and retry notes go; silent unless the command picks a mode.
     var progress = UploadProgressReporter.silent
-    /// The limit of one PUT attempt, connect included.
-    var putTimeoutSeconds = 120.0
     /// The waits and clocks of retries (tests make them instant).
-    var timing = RetryTiming()
+    var clock = RetryClock(
+        sleep: RetryClock.system.sleep, random: RetryClock.system.random,
+        monotonic: UploadProgressReporter.monotonicSeconds,
+        // The test clock in debug builds, as the server's: a URL's expiry is the server's time.
+        now: { Double(WallClock.nowMilliseconds()) / 1000 })
 
-    /// What one publish did: the upload the server issued and the feed item it published.
-    struct Published {
-        let issued: StreamPreviewPostResponse
-        let item: FeedItem
+    init(options: UploaderOptions, transport: CurlTransport) {
+        self.options = options
+        self.transport = transport
     }
 
-    func publish(streamId: Int64, moviePath: String, thumbnailPath: String) throws -> Published {
-        let movieType = try Self.mediaType(of: moviePath, allowed: MediaType.clipTypes)
-        let thumbnailType = try Self.mediaType(of: thumbnailPath, allowed: MediaType.imageTypes)
-        let issued: StreamPreviewPostResponse = try call(
-            "/api/preview/post", as: .post,
-            StreamPreviewPostRequest(
-                streamId: streamId, movieBytes: try Self.fileSize(moviePath),
-                thumbnailBytes: try Self.fileSize(thumbnailPath), movieContentType: movieType.rawValue,
-                thumbnailContentType: thumbnailType.rawValue))
-        try put(url: issued.movieBodyUrl, headers: issued.movieHeaders, file: moviePath, expiresAt: issued.expiresAt)
-        try put(
-            url: issued.movieThumbnailBodyUrl, headers: issued.thumbnailHeaders, file: thumbnailPath,
-            expiresAt: issued.expiresAt)
-        let item: FeedItem = try call(
-            "/api/preview/commit", as: .commit,
-            StreamPreviewCommitRequest(streamId: streamId, uploadId: issued.uploadId))
-        return Published(issued: issued, item: item)
+    /// What one publish did: the upload the server issued and the feed item it published.
+    typealias Published = UploadResult
+
+    func publish(moviePath: String, thumbnailPath: String) async throws -> Published {
+        // Checked here for the usage exit code; the package checks the same again.
+        _ = try Self.mediaType(of: moviePath, allowed: MediaType.clipTypes)
+        _ = try Self.mediaType(of: thumbnailPath, allowed: MediaType.imageTypes)
+        _ = try Self.fileSize(moviePath)
+        _ = try Self.fileSize(thumbnailPath)
+        let client = try client(token: try options.loadToken())
+        let events = reporting(names: [
+            .clip: (moviePath as NSString).lastPathComponent, .still: (thumbnailPath as NSString).lastPathComponent,
+        ])
+        return try await reportingFailure {
+            try await client.upload(
+                stream: options.streamId, clip: URL(fileURLWithPath: moviePath),
+                still: URL(fileURLWithPath: thumbnailPath), onEvent: events)
+        }
+    }
+
+    /// PUTs `file` to its signed URL with the headers the server named, as `publish` does.
+    func put(url: String, headers: [String: String], file: String, expiresAt: Int64) async throws {
+        guard let target = URL(string: url) else { throw AppError("bad upload URL \(url)") }
+        let client = try client(token: "")
+        let events = reporting(names: [.clip: (file as NSString).lastPathComponent])
+        try await reportingFailure {
+            try await client.put(
+                SignedPut(url: target, headers: headers, file: URL(fileURLWithPath: file)), as: .clip,
+                expiresAt: expiresAt, onEvent: events)
+        }
+    }
+
+    private func client(token: String) throws -> StreamPreviewClient {
+        guard let server = URL(string: options.server) else { throw AppError("bad server URL \(options.server)") }
+        return StreamPreviewClient(
+            baseURL: server, token: { token }, retry: retry, encoding: options.format == .json ? .json : .protobuf,
+            transport: transport, clock: clock)
+    }
+
+    /// The package's events as the reporter shows them: a bar or lines per file, a line per retry.
+    private func reporting(names: [UploadFile: String]) -> @Sendable (UploadEvent) -> Void {
+        let progress = self.progress
+        let maxAttempts = retry.maxAttempts
+        let storedEarlier = StoredEarlier()
+        return { event in
+            switch event {
+            case .started(let file, let total, let attempt):
+                progress.begin(name: names[file] ?? file.rawValue, total: total, attempt: attempt)
+            case .progress(_, let sent, _):
+                progress.update(sent: sent)
+            case .storedByEarlierAttempt(let file, let answer):
+                storedEarlier.files.withLock { _ = $0.insert(file) }
+                progress.note(UploadMessages.storedEarlier(answer))
+            case .stored(let file):
+                // A file an earlier attempt stored has no bar or line to end.
+                if !storedEarlier.files.withLock({ $0.contains(file) }) { progress.finish() }
+            case .retrying(_, let wait, let error):
+                progress.note(UploadMessages.retrying(error, after: wait, maxAttempts: maxAttempts))
+            }
+        }
+    }
+
+    private final class StoredEarlier: Sendable {
+        let files = Mutex<Set<UploadFile>>([])
+    }
+
+    /// Runs the package's call; its error becomes the command's (`UploadMessages.failure`).
+    private func reportingFailure<Value>(_ call: () async throws -> Value) async throws -> Value {
+        do {
+            return try await call()
+        } catch let error as StreamPreviewClientError {
+            progress.endLine()
+            throw UploadMessages.failure(error)
+        }
     }
 
     /// The media type a file's extension names, among `allowed`.

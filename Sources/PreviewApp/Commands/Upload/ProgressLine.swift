@@ -96,7 +96,7 @@ enum ProgressLine {
 
     /// How long something took: `0.4 s`, `12.0 s`, then `1:05` from a minute on.
     static func duration(_ seconds: Double) -> String {
-        seconds < 59.95 ? UploadRetry.seconds(max(seconds, 0)) + " s" : clock(seconds)
+        seconds < 59.95 ? UploadMessages.seconds(max(seconds, 0)) + " s" : clock(seconds)
     }
 
     /// Seconds until the rest is sent at the current rate; nil without a rate.

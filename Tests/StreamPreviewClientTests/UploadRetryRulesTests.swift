@@ -1,29 +1,44 @@
-import PreviewCore
-import PreviewHTTPClient
 import Testing
 
-@testable import PreviewApp
+@testable import StreamPreviewClient
 
-/// The upload client's retry verdicts, one row per rule: what is repeated, what counts as
-/// stored by an earlier attempt, what is final, and what bounds the retries in time.
+/// The uploader's retry verdicts (those of `streampreview upload` too), one row per rule: what
+/// is repeated, what counts as stored by an earlier attempt, what is final, and what bounds the
+/// retries in time.
 @Suite struct UploadRetryRulesTests {
-    let rules = UploadRetry(
-        policy: RetryPolicy(maxAttempts: 6, baseDelay: 0.5, maxDelay: 15, maxTotal: 60), expiryMargin: 5)
+    let rules = UploadRetryPolicy(maxAttempts: 6, baseDelay: 0.5, maxDelay: 15, maxTotal: 60, expiryMargin: 5)
 
-    static func answer(_ status: Int, _ code: String? = nil, retryAfter: Double? = nil) -> UploadRetry.Attempt {
-        UploadRetry.Attempt(outcome: .status(status), code: code, reason: "\(status)", retryAfter: retryAfter)
+    /// An attempt's end: a failure with the answer's code and `Retry-After`, or nil for a 2xx.
+    struct Attempt: CustomStringConvertible {
+        var failure: StreamPreviewClientError.Failure?
+        var code: String?
+        var retryAfter: Double?
+        var description: String { "\(failure.map { "\($0)" } ?? "2xx") \(code ?? "")" }
     }
 
-    static func broken(_ outcome: RetryPolicy.Outcome) -> UploadRetry.Attempt {
-        UploadRetry.Attempt(outcome: outcome, code: nil, reason: "\(outcome)", retryAfter: nil)
+    static func answer(_ status: Int, _ code: String? = nil, retryAfter: Double? = nil) -> Attempt {
+        Attempt(failure: (200..<300).contains(status) ? nil : .status(status), code: code, retryAfter: retryAfter)
     }
 
-    func put(_ result: UploadRetry.Attempt, attempt: Int = 1, secondsLeft: Double = 900) -> UploadRetry.Verdict {
-        rules.judge(result, request: .put, attempt: attempt, budget: .urlSecondsLeft(secondsLeft), random: 1)
+    static func broken(_ failure: StreamPreviewClientError.Failure) -> Attempt {
+        Attempt(failure: failure)
     }
 
-    func api(_ result: UploadRetry.Attempt, _ request: UploadRetry.Request, attempt: Int = 1) -> UploadRetry.Verdict {
-        rules.judge(result, request: request, attempt: attempt, budget: .elapsed(0), random: 1)
+    func judge(
+        _ result: Attempt, request: UploadRetryPolicy.Request, attempt: Int, budget: UploadRetryPolicy.Budget,
+        random: Double
+    ) -> UploadRetryPolicy.Verdict {
+        rules.judge(
+            result.failure, code: result.code, retryAfter: result.retryAfter, request: request, attempt: attempt,
+            budget: budget, random: random)
+    }
+
+    func put(_ result: Attempt, attempt: Int = 1, secondsLeft: Double = 900) -> UploadRetryPolicy.Verdict {
+        judge(result, request: .put, attempt: attempt, budget: .urlSecondsLeft(secondsLeft), random: 1)
+    }
+
+    func api(_ result: Attempt, _ request: UploadRetryPolicy.Request, attempt: Int = 1) -> UploadRetryPolicy.Verdict {
+        judge(result, request: request, attempt: attempt, budget: .elapsed(0), random: 1)
     }
 
     @Test func aPutFailingOnTheWayIsRetriedWithBackoff() {
@@ -83,25 +98,26 @@ import Testing
         #expect(put(Self.answer(503), attempt: 5) == .retry(after: 8))
         #expect(put(Self.answer(503), attempt: 6) == .stop(.attemptsUsedUp))
         #expect(api(Self.answer(503), .commit, attempt: 6) == .stop(.attemptsUsedUp))
+        #expect(rules.delay(afterAttempt: 10, random: 1) == 15, "no single wait is longer than maxDelay")
     }
 
     @Test func noPutRetryStartsWithinTheMarginOfItsURLsExpiry() {
         #expect(put(Self.answer(503), secondsLeft: 5.6) == .retry(after: 0.5))
         #expect(put(Self.answer(503), secondsLeft: 5.5) == .stop(.urlExpiring(secondsLeft: 5.5)))
-        #expect(put(Self.broken(.transfer), secondsLeft: -10) == .stop(.urlExpiring(secondsLeft: -10)))
+        #expect(put(Self.broken(.transfer), secondsLeft: -10) == .stop(.urlExpiring(secondsLeft: 0)))
         #expect(put(Self.answer(503, retryAfter: 60), secondsLeft: 64) == .stop(.urlExpiring(secondsLeft: 64)))
         // A PUT's attempts may take long: elapsed time is not what bounds it.
         #expect(
-            rules.judge(Self.answer(503), request: .put, attempt: 1, budget: .urlSecondsLeft(900), random: 1)
+            judge(Self.answer(503), request: .put, attempt: 1, budget: .urlSecondsLeft(900), random: 1)
                 == .retry(after: 0.5))
     }
 
     @Test func apiCallsStopAtTheirTimeBudget() {
-        let late = rules.judge(Self.answer(503), request: .commit, attempt: 2, budget: .elapsed(59.5), random: 1)
-        #expect(late == .stop(.outOfTime))
-        let tooLong = rules.judge(
+        let late = judge(Self.answer(503), request: .commit, attempt: 2, budget: .elapsed(59.5), random: 1)
+        #expect(late == .stop(.outOfTime(elapsed: 59.5)))
+        let tooLong = judge(
             Self.answer(429, retryAfter: 600), request: .post, attempt: 1, budget: .elapsed(0), random: 1)
-        #expect(tooLong == .stop(.outOfTime))
+        #expect(tooLong == .stop(.outOfTime(elapsed: 0)))
     }
 
     @Test func aCommitIsRepeatedLikeAPutAsARepeatAnswersTheSameItem() {
@@ -118,32 +134,5 @@ import Testing
         for result in [Self.broken(.transfer), Self.broken(.timeout), Self.answer(500), Self.answer(502)] {
             #expect(api(result, .post) == .stop(.final), "\(result)")
         }
-    }
-
-    @Test func anAnswersCodeMessageAndRetryAfterAreRead() {
-        let json = HTTPClientResponse(
-            status: 503, headers: HTTPHeaders([("Retry-After", "2")]),
-            body: Array(#"{"code":"unavailable","message":"the store is busy"}"#.utf8))
-        let fromJSON = UploadRetry.Attempt(json, now: 0)
-        #expect(fromJSON.code == "unavailable" && fromJSON.retryAfter == 2)
-        #expect(fromJSON.reason == "503 unavailable: the store is busy")
-        let xml = HTTPClientResponse(
-            status: 412, headers: HTTPHeaders(),
-            body: Array("<Error><Code>PreconditionFailed</Code><Message>At least one failed</Message></Error>".utf8))
-        #expect(UploadRetry.Attempt(xml, now: 0).code == "PreconditionFailed")
-        #expect(UploadRetry.Attempt(xml, now: 0).reason == "412 PreconditionFailed: At least one failed")
-        let bare = UploadRetry.Attempt(HTTPClientResponse(status: 502, headers: HTTPHeaders(), body: []), now: 0)
-        #expect(bare.code == nil && bare.reason == "HTTP 502" && bare.retryAfter == nil)
-    }
-
-    @Test func aBrokenExchangeIsToldInAFewWords() {
-        let reset = UploadRetry.Attempt(
-            HTTPClientError(kind: .transfer, message: "Send failure: Connection reset by peer"), timeoutSeconds: 120)
-        #expect(reset.reason == "connection reset" && reset.outcome == .transfer)
-        let timeout = UploadRetry.Attempt(
-            HTTPClientError(kind: .timeout, message: "Operation timed out after 2000 ms"), timeoutSeconds: 2)
-        #expect(timeout.reason == "no answer within 2.0 s" && timeout.outcome == .timeout)
-        let file = UploadRetry.Attempt(HTTPClientError(kind: .file, message: "open x: No such file"), timeoutSeconds: 1)
-        #expect(file.outcome == .fatal)
     }
 }
