@@ -122,36 +122,33 @@ struct RateLimitRouteTests {
         #expect((3_500_000...3_600_000).contains(ttl), "the key expires when the bucket is empty again: \(ttl) ms")
     }
 
-    @Test("feed requests are counted in Redis a lease at a time, refilled ahead of need, and the budget still holds")
+    /// The `r` of a feed answer's RateLimit field.
+    static func remaining(_ response: HTTPResponse) throws -> Int {
+        let field = try #require(response.headers["RateLimit"], "\(response.status) \(response.text)")
+        return try #require(field.split(separator: ";").first { $0.hasPrefix("r=") }.flatMap { Int($0.dropFirst(2)) })
+    }
+
+    @Test("feed requests are counted in Redis a block at a time: the budget is served exactly, then refused")
     func feedLeases() throws {
-        let app = try AppHarness(rateLimits: try Self.limits("feed=600/1h"))  // leases of at most 10
+        let app = try AppHarness(rateLimits: try Self.limits("feed=600/1h"))  // blocks of 10
         let admin = try app.redis.connection()
         _ = try admin.command(["CONFIG", "RESETSTAT"])
         let viewer = app.token("reader", .viewer)
         var remaining: [Int] = []
-        var refused = 0
-        // A refill may still be on its way when the lease it tops up runs dry: that request asks
-        // Redis itself and may be refused while the refill brings the last requests, which the
-        // next requests then use. So the count is checked over more requests than the budget.
-        while remaining.count < 600 && remaining.count + refused < 700 {
+        for _ in 0..<600 {
             let feed = app.send("GET", "/api/feed", token: viewer)
-            let field = try #require(feed.headers["RateLimit"], "\(feed.status) \(feed.text)")
-            if feed.status == 429 {
-                refused += 1
-                continue
-            }
-            try #require(feed.status == 200, "\(feed.text)")
-            remaining.append(
-                try #require(field.split(separator: ";").first { $0.hasPrefix("r=") }.flatMap { Int($0.dropFirst(2)) }))
+            try #require(feed.status == 200, "after \(remaining.count): \(feed.status) \(feed.text)")
+            remaining.append(try Self.remaining(feed))
         }
-        #expect(remaining.count == 600, "every counted request is served: \(refused) refused on the way")
-        #expect(remaining.first == 599)
-        #expect(eventually { app.send("GET", "/api/feed", token: viewer).status == 429 }, "the budget holds")
-        #expect(app.send("GET", "/api/feed", token: viewer).status == 429)
+        #expect(remaining == Array((0..<600).reversed()), "every counted request is served once, in order")
+        let refused = app.send("GET", "/api/feed", token: viewer)
+        #expect(refused.status == 429 && refused.errorCode == "rate_limited", "\(refused.text)")
+        #expect(refused.headers["Retry-After"] != nil && refused.headers["RateLimit-Policy"] == #""feed";q=600;w=3600"#)
+        #expect(try Self.remaining(refused) == 0)
         let stats = try #require(try admin.command(["INFO", "commandstats"]).string)
         let scripts = try #require(stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") })
         let calls = try #require(Int(scripts.dropFirst("cmdstat_evalsha:calls=".count).prefix { $0.isNumber }))
-        #expect(calls <= 150, "600 requests in leases of up to 10, not one call each: \(scripts)")
+        #expect(calls == 62, "the first request alone, 60 blocks (the last of 9), the refusal: \(scripts)")
     }
 
     @Test("a viewer who reads now and then reserves one request at a time: nothing is wasted")
@@ -163,68 +160,37 @@ struct RateLimitRouteTests {
         #expect(first.headers["RateLimit"] == #""feed";r=599;t=6"#, "one request counted, none held")
     }
 
-    @Test("a refill asked for ahead of need lands in the caller's lease from its own thread")
-    func refillLands() throws {
-        let app = try AppHarness(rateLimits: try Self.limits("feed=6000/1h"))  // leases of up to 100
+    @Test("a lease's lifetime ends: what it held is dropped, one request is counted alone, then a fresh block")
+    func leaseLifetimeTurns() throws {
+        let app = try AppHarness(rateLimits: try Self.limits("feed=600/1h"))  // blocks of 10
         let limiting = try #require(app.context.rateLimiting)
-        let policy = try #require(limiting.limits[.feed])
-        let now = app.context.nowMilliseconds()
-        #expect(
-            limiting.refills.ask(
-                .init(limitClass: .feed, caller: "sub:ahead", policy: policy, want: 40, askedAtMilliseconds: now)))
-        var landed: RateLimitDecision?
-        #expect(
-            eventually {
-                if case .leased(let decision, _) = limiting.leases.take(
-                    .feed, caller: "sub:ahead", cap: 100, nowMilliseconds: now)
-                {
-                    landed = decision
-                }
-                return landed != nil
-            })
-        #expect(landed?.remaining == 5999, "40 counted in Redis, one of them answered here")
-    }
-
-    @Test("a reader back after its lease expired is answered on credit, and the ask then made counts that request")
-    func returningReaderOnCredit() throws {
-        let app = try AppHarness(rateLimits: try Self.limits("feed=6000/1h"))
-        let limiting = try #require(app.context.rateLimiting)
-        let viewer = app.token("returning", .viewer)
-        let first = app.send("GET", "/api/feed", token: viewer)
-        #expect(first.headers["RateLimit"]?.hasPrefix(#""feed";r=5999;"#) == true, "\(first.headers)")
-        app.clock.advance(milliseconds: RateLimitLease.lifetimeMilliseconds)
-        let credited = app.send("GET", "/api/feed", token: viewer)
-        #expect(credited.status == 200, "\(credited.text)")
-        #expect(credited.headers["RateLimit"]?.hasPrefix(#""feed";r=5998;"#) == true, "\(credited.headers)")
-        #expect(
-            eventually {
-                limiting.leases.lease(.feed, caller: "sub:returning").map { $0.asked == 0 && $0.owed == 0 } == true
-            }, "the ask lands and pays the credit")
-        #expect(limiting.leases.lease(.feed, caller: "sub:returning")?.left == 0, "the one request it brought paid it")
-        let policy = try #require(limiting.limits[.feed])
-        let next = try limiting.limiter.check(caller: "sub:returning", .feed, policy: policy, want: 1)
-        #expect(next.decision.remaining == 5997, "Redis counted both feed requests and this check")
-    }
-
-    @Test("with Redis stopped a reader whose lease ran out is answered on credit, then served unchecked")
-    func creditWithoutRedis() throws {
-        let app = try AppHarness(rateLimits: try Self.limits("feed=6000/1h"))
         let viewer = app.token("steady", .viewer)
-        let first = app.send("GET", "/api/feed", token: viewer)
-        #expect(first.headers["RateLimit"]?.hasPrefix(#""feed";r=5999;"#) == true, "a lease of one, used up")
+        let feed = { try Self.remaining(app.send("GET", "/api/feed", token: viewer)) }
+        #expect(try [feed(), feed(), feed()] == [599, 598, 597], "one alone, then a block of 10")
+        #expect(limiting.leases.lease(.feed, caller: "sub:steady")?.left == 8)
+        app.clock.advance(milliseconds: RateLimitLease.lifetimeMilliseconds)
+        #expect(try feed() == 588, "counted alone; the 8 the lease held stay counted in Redis")
+        #expect(try feed() == 587, "a fresh block of 10: 578 left in Redis, 9 held here")
+        #expect(limiting.leases.lease(.feed, caller: "sub:steady")?.left == 9)
+    }
+
+    @Test("with Redis stopped a reader's lease still answers what it holds, then the feed is served unchecked")
+    func leaseWithoutRedis() throws {
+        let app = try AppHarness(rateLimits: try Self.limits("feed=600/1h"))  // blocks of 10
+        let viewer = app.token("steady", .viewer)
+        let feed = { app.send("GET", "/api/feed", token: viewer) }
+        #expect(try [Self.remaining(feed()), Self.remaining(feed())] == [599, 598], "one alone, then a block of 10")
         app.redis.stop()
-        // The next lease would be twice the last: two requests on credit, answered without Redis.
-        for remaining in [5998, 5997] {
-            let credited = app.send("GET", "/api/feed", token: viewer)
-            #expect(credited.status == 200, "\(credited.text)")
-            #expect(
-                credited.headers["RateLimit"]?.hasPrefix(#""feed";r=\#(remaining);"#) == true, "\(credited.headers)")
+        for expected in (589...597).reversed() {
+            let leased = feed()
+            #expect(leased.status == 200, "\(leased.text)")
+            #expect(try Self.remaining(leased) == expected)
         }
         let scrape = { MetricsHandler(context: app.context, dedicatedListener: false).render() }
         #expect(!scrape().contains(#"streampreview_rate_limit_fail_open_total{class="feed"} 1"#))
-        let unchecked = app.send("GET", "/api/feed", token: viewer)
+        let unchecked = feed()
         #expect(unchecked.status == 200, "\(unchecked.text)")
-        #expect(unchecked.headers["RateLimit"] == nil, "credit spent, Redis asked and down: \(unchecked.headers)")
+        #expect(unchecked.headers["RateLimit"] == nil, "the lease used up, Redis asked and down: \(unchecked.headers)")
         #expect(scrape().contains(#"streampreview_rate_limit_fail_open_total{class="feed"} 1"#), "\(scrape())")
     }
 

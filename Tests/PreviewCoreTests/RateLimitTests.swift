@@ -86,13 +86,13 @@ struct RateLimitTests {
         #expect(gcra.decision(allowed: true, ahead: first.tat).remaining == 2)
     }
 
-    @Test("a feed lease hands out the requests it holds, counting them down, until it is used up or expires")
+    @Test("a feed lease is a fixed block that hands out the requests it holds until used up or expired")
     func leaseTake() throws {
-        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 1200, periodSeconds: 60)) == 20)
-        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 120, periodSeconds: 60)) == 2)
-        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 2, periodSeconds: 3600)) == 1)
-        #expect(RateLimitLease.cap(.feed, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 100)
-        #expect(RateLimitLease.cap(.write, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 1)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 1200, periodSeconds: 60)) == 20)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 120, periodSeconds: 60)) == 2)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 2, periodSeconds: 3600)) == 1)
+        #expect(RateLimitLease.size(.feed, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 100)
+        #expect(RateLimitLease.size(.write, RateLimitPolicy(count: 1_000_000, periodSeconds: 1)) == 1)
         let redis = RateLimitDecision(allowed: true, remaining: 7, resetSeconds: 30, retryAfter: nil)
         #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).left == 0)
         #expect(RateLimitLease.firstDecision(redis, taken: 3).remaining == 9)
@@ -100,8 +100,7 @@ struct RateLimitTests {
         #expect(
             lease
                 == RateLimitLease(
-                    left: 2, remaining: 7, resetAt: 35_000, expiresAt: 5000 + RateLimitLease.lifetimeMilliseconds,
-                    size: 3, used: 1))
+                    left: 2, remaining: 7, resetAt: 35_000, expiresAt: 5000 + RateLimitLease.lifetimeMilliseconds))
         let (second, afterSecond) = try #require(lease.take(nowMilliseconds: 5500))
         #expect(second == RateLimitDecision(allowed: true, remaining: 8, resetSeconds: 30, retryAfter: nil))
         let (third, afterThird) = try #require(afterSecond.take(nowMilliseconds: 5600))
@@ -110,107 +109,34 @@ struct RateLimitTests {
         #expect(afterSecond.take(nowMilliseconds: lease.expiresAt) == nil, "expired")
     }
 
-    @Test("a lease is sized by how the caller used its last one: doubled, kept, shrunk or decayed")
+    @Test("the first request of a lease's lifetime asks for one, a request finding it used up asks for a block")
     func leaseWant() {
         let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
         let lifetime = RateLimitLease.lifetimeMilliseconds
-        #expect(RateLimitLease.want(after: nil, cap: 20, nowMilliseconds: 0) == 1, "a new caller reserves nothing")
-        var usedUp = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)
-        #expect(usedUp.used == 1, "the request that took it")
-        usedUp.left = 0
-        usedUp.used = 8
-        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: lifetime - 1) == 16, "used up in time")
-        #expect(RateLimitLease.want(after: usedUp, cap: 12, nowMilliseconds: lifetime - 1) == 12, "never over the cap")
-        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: lifetime) == 8, "used up, but later")
-        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: 2 * lifetime) == 4, "away a lifetime")
-        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: 5 * lifetime) == 1, "away long")
-        #expect(RateLimitLease.want(after: usedUp, cap: 20, nowMilliseconds: Int64.max / 2) == 1)
-        var partlyUsed = usedUp
-        partlyUsed.left = 5
-        partlyUsed.used = 3
-        #expect(RateLimitLease.want(after: partlyUsed, cap: 20, nowMilliseconds: lifetime) == 3, "what was used")
-        partlyUsed.used = 0
-        #expect(RateLimitLease.want(after: partlyUsed, cap: 20, nowMilliseconds: lifetime) == 1, "at least one")
-    }
-
-    @Test("a lease is refilled once, when half used, and a refill adds to what is left unless it expired")
-    func leaseRefill() throws {
-        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
-        var lease = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)  // 7 left
-        #expect(lease.refill(cap: 100) == nil, "less than half used")
-        for _ in 0..<3 { lease = try #require(lease.take(nowMilliseconds: 10)).1 }
-        #expect(lease.left == 4)
-        #expect(lease.refill(cap: 100) == 16, "half used: twice its size")
-        #expect(lease.refill(cap: 10) == 10)
-        lease.asked = 16
-        #expect(lease.refill(cap: 100) == nil, "asked for already")
-        #expect(RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0).refill(cap: 100) == nil)
-
-        let refill = RateLimitLease.ahead(
-            taken: 16, decision: RateLimitDecision(allowed: true, remaining: 480, resetSeconds: 31, retryAfter: nil),
-            nowMilliseconds: 20)
-        #expect(refill.left == 16, "every request of a refill is still to come")
-        let merged = RateLimitLease.merged(refill, into: lease, answersAsk: true, nowMilliseconds: 20)
-        #expect(merged.left == 20 && merged.size == 16 && merged.asked == 0 && merged.remaining == 480)
-        #expect(merged.used == 4, "what was used before the refill still counts: it sizes the lease after this")
-        #expect(try #require(merged.take(nowMilliseconds: 30)).0.remaining == 480 + 19)
-        let late = RateLimitLease.merged(refill, into: lease, answersAsk: true, nowMilliseconds: lease.expiresAt)
-        #expect(late.left == 16, "an expired lease keeps none of its own")
-    }
-
-    @Test("a lease used up or expired answers on credit while its ask is on its way, and the ask pays it")
-    func leaseCredit() throws {
-        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
-        #expect(RateLimitLease.creditCap(20) == 10 && RateLimitLease.creditCap(1) == 0)
-        var usedUp = RateLimitLease.after(taken: 4, decision: redis, nowMilliseconds: 0)
-        for _ in 0..<3 { usedUp = try #require(usedUp.take(nowMilliseconds: 10)).1 }
-        #expect(usedUp.take(nowMilliseconds: 20) == nil)
-        let (first, afterFirst, ask) = try #require(usedUp.onCredit(cap: 20, nowMilliseconds: 20))
-        #expect(ask == 8, "the next lease, twice the last, is asked for by the first request on credit")
-        #expect(first == RateLimitDecision(allowed: true, remaining: 499, resetSeconds: 30, retryAfter: nil))
-        #expect(afterFirst.asked == 8 && afterFirst.owed == 1)
-        var credited = afterFirst
-        for owed in 2...8 {
-            let (decision, next, again) = try #require(credited.onCredit(cap: 20, nowMilliseconds: 30))
-            #expect(again == nil, "one ask at a time")
-            #expect(decision.remaining == Int64(500 - owed))
-            credited = next
-        }
-        #expect(credited.onCredit(cap: 20, nowMilliseconds: 30) == nil, "no more credit than the ask brings")
-        #expect(credited.onCredit(cap: 12, nowMilliseconds: 30) == nil)
-
-        let brought = RateLimitLease.ahead(taken: 8, decision: redis, nowMilliseconds: 20)
-        let paid = RateLimitLease.merged(brought, into: credited, answersAsk: true, nowMilliseconds: 40)
-        #expect(paid.left == 0 && paid.owed == 0 && paid.used == 12 && paid.asked == 0, "the ask paid every credit")
-        let short = RateLimitLease.ahead(taken: 5, decision: redis, nowMilliseconds: 20)
-        let forgiven = RateLimitLease.merged(short, into: credited, answersAsk: true, nowMilliseconds: 40)
-        #expect(forgiven.left == 0 && forgiven.owed == 0, "what the ask could not pay is forgiven")
-        let meanwhile = RateLimitLease.merged(short, into: credited, answersAsk: false, nowMilliseconds: 40)
+        #expect(RateLimitLease.want(after: nil, size: 20, nowMilliseconds: 0) == 1, "a new caller reserves nothing")
+        let single = RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0)
         #expect(
-            meanwhile.left == 0 && meanwhile.owed == 3 && meanwhile.asked == 8, "the ask on its way may pay the rest")
+            RateLimitLease.want(after: single, size: 20, nowMilliseconds: lifetime - 1) == 20, "seen again: a block")
+        var block = RateLimitLease.after(taken: 20, decision: redis, nowMilliseconds: 0)
+        block.left = 0
+        #expect(RateLimitLease.want(after: block, size: 20, nowMilliseconds: lifetime - 1) == 20, "used up in time")
+        #expect(RateLimitLease.want(after: block, size: 20, nowMilliseconds: lifetime) == 1, "the lifetime ended")
+        #expect(RateLimitLease.want(after: single, size: 20, nowMilliseconds: 5 * lifetime) == 1, "away long")
+    }
 
-        // Spare budget bounds credit: what Redis last said the caller had left.
-        var scant = usedUp
-        scant.remaining = 2
-        let (_, scant1, _) = try #require(scant.onCredit(cap: 20, nowMilliseconds: 20))
-        let (_, scant2, _) = try #require(scant1.onCredit(cap: 20, nowMilliseconds: 20))
-        #expect(scant2.onCredit(cap: 20, nowMilliseconds: 20) == nil)
-
-        // An expired lease: what it held is dropped and the ask is sized by what was used.
-        var expired = RateLimitLease.after(taken: 8, decision: redis, nowMilliseconds: 0)
-        expired = try #require(expired.take(nowMilliseconds: 10)).1
-        let (_, afterExpiry, sized) = try #require(expired.onCredit(cap: 20, nowMilliseconds: expired.expiresAt))
-        #expect(sized == 2 && afterExpiry.left == 0 && afterExpiry.owed == 1)
-
-        let refused = credited.unanswered(refused: true)
-        #expect(refused.asked == 0 && refused.owed == 0 && refused.remaining == 0)
-        #expect(refused.onCredit(cap: 20, nowMilliseconds: 50) == nil, "after a refusal Redis is asked")
-        let failed = credited.unanswered(refused: false)
-        #expect(failed.asked == 0 && failed.owed == 8, "after a failure what was owed still bounds credit")
-        #expect(failed.onCredit(cap: 20, nowMilliseconds: 50) == nil)
-        let failedEarly = afterFirst.unanswered(refused: false)
-        let (_, retried, askAgain) = try #require(failedEarly.onCredit(cap: 20, nowMilliseconds: 50))
-        #expect(askAgain == 8 && retried.owed == 2, "a failed ask is asked again")
+    @Test("a block that lands beside one still held adds to it, and both end with the sooner lifetime")
+    func leaseMerge() {
+        let redis = RateLimitDecision(allowed: true, remaining: 500, resetSeconds: 30, retryAfter: nil)
+        let held = RateLimitLease.after(taken: 10, decision: redis, nowMilliseconds: 0)  // 9 left
+        let newer = RateLimitLease.after(
+            taken: 10, decision: RateLimitDecision(allowed: true, remaining: 490, resetSeconds: 31, retryAfter: nil),
+            nowMilliseconds: 5)
+        let merged = RateLimitLease.merged(newer, into: held, nowMilliseconds: 5)
+        #expect(merged.left == 18 && merged.remaining == 490 && merged.expiresAt == held.expiresAt)
+        #expect(RateLimitLease.merged(newer, into: nil, nowMilliseconds: 5) == newer)
+        #expect(RateLimitLease.merged(newer, into: held, nowMilliseconds: held.expiresAt) == newer, "expired")
+        let single = RateLimitLease.after(taken: 1, decision: redis, nowMilliseconds: 0)
+        #expect(RateLimitLease.merged(newer, into: single, nowMilliseconds: 5) == newer, "it held nothing")
     }
 
     @Test("the decision tells what remains, when the quota is whole again, and when to retry")

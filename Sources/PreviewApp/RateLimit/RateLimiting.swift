@@ -4,8 +4,9 @@ import PreviewRedis
 /// The per-caller rate limits of `--rate-limit`, applied by the router before a limited route's
 /// handler runs. The caller is the token's subject; without a valid token, the client address
 /// (its /64 for IPv6). Each check is one Redis round trip on the caller's key, except feed
-/// requests answered from a lease this process holds (`RateLimitLease`) or on credit while the
-/// caller's next lease is asked for; those asks go on a thread of their own (`RateLimitRefills`).
+/// requests answered from a block of requests this process already counted in Redis
+/// (`RateLimitLease`, which states the bounds: it never serves more than Redis admitted, and
+/// may refuse early by what other replicas' leases hold).
 /// A class: every limited request reads it from the context, and a struct of this many
 /// references was copied (and each retained) per request.
 final class RateLimiting: Sendable {
@@ -14,16 +15,14 @@ final class RateLimiting: Sendable {
     let metrics: RateLimitMetrics
     /// Feed requests already counted in Redis, answered without asking again (`RateLimitLease`).
     let leases: RateLimitLeases
-    /// Leases refilled ahead of need, off the I/O threads.
-    let refills: RateLimitRefills
     /// What admitting a request of a limited class needs, fixed at start, by `RateLimitClass.index`
     /// (nil for a class turned off).
     private let classes: [Limited?]
 
     private struct Limited: Sendable {
         let policy: RateLimitPolicy
-        /// The most requests one lease holds (`RateLimitLease.cap`).
-        let cap: Int64
+        /// The block one Redis call takes (`RateLimitLease.size`); 1: the class leases nothing.
+        let size: Int64
     }
 
     init(limits: RateLimits, limiter: RateLimiter, metrics: RateLimitMetrics) {
@@ -31,10 +30,9 @@ final class RateLimiting: Sendable {
         self.limiter = limiter
         self.metrics = metrics
         leases = RateLimitLeases()
-        refills = RateLimitRefills(limiter: limiter, leases: leases)
         classes = RateLimitClass.allCases.map { limitClass in
             limits[limitClass].map {
-                Limited(policy: $0, cap: RateLimitLease.cap(limitClass, $0))
+                Limited(policy: $0, size: RateLimitLease.size(limitClass, $0))
             }
         }
     }
@@ -50,30 +48,21 @@ final class RateLimiting: Sendable {
         guard let limited = classes[limitClass.index] else { return nil }
         let policy = limited.policy
         // A class that leases nothing is counted one by one and leaves no trace here.
-        let cap = limited.cap
+        let size = limited.size
         var want: Int64 = 1
-        if cap > 1 {
-            switch leases.take(limitClass, caller: caller, cap: cap, nowMilliseconds: nowMilliseconds) {
-            case .leased(let decision, let refill):
-                if let refill,
-                    !refills.ask(
-                        .init(
-                            limitClass: limitClass, caller: caller, policy: policy, want: refill,
-                            askedAtMilliseconds: nowMilliseconds))
-                {
-                    leases.unanswered(limitClass, caller: caller, refused: false)
-                }
-                return fields(limitClass, limited, decision)
+        if size > 1 {
+            switch leases.take(limitClass, caller: caller, size: size, nowMilliseconds: nowMilliseconds) {
+            case .served(let decision): return fields(limitClass, limited, decision)
             case .ask(let count): want = count
             }
         }
         let decision: RateLimitDecision
         do {
             let (taken, first) = try limiter.check(caller: caller, limitClass, policy: policy, want: want)
-            if cap > 1, taken > 0 {
+            if size > 1, taken > 0 {
                 leases.keep(
                     RateLimitLease.after(taken: taken, decision: first, nowMilliseconds: nowMilliseconds), limitClass,
-                    caller: caller, answersAsk: false, nowMilliseconds: nowMilliseconds)
+                    caller: caller, nowMilliseconds: nowMilliseconds)
             }
             decision = RateLimitLease.firstDecision(first, taken: taken)
         } catch let error as RedisError where limitClass == .feed {
