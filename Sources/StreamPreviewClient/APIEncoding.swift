@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 internal import ProtobufWire
 
 /// How the client and the server write the API's messages: the proto3 JSON mapping, or the
