@@ -60,23 +60,25 @@ public enum Route: Sendable, Equatable {
             }
             return .success(.object(method: objectMethod, encodedKey: key))
         }
-        func only(_ allowed: String, _ route: Route) -> Result<Route, RouteError> {
-            method == allowed ? .success(route) : .failure(.methodNotAllowed(allowed: [allowed]))
+        // A path of one route: its method is the route's (`RouteKind.traits`).
+        func only(_ route: Route) -> Result<Route, RouteError> {
+            let allowed = route.traits.method
+            return method == allowed ? .success(route) : .failure(.methodNotAllowed(allowed: [allowed]))
         }
         // The fixed paths, matched whole: the feed and health checks are most of the traffic.
         switch path {
-        case "/api/feed": return only("GET", .feed)
-        case "/healthz": return only("GET", .health)
-        case "/readyz": return only("GET", .ready)
-        case "/metrics": return only("GET", .metrics)
-        case "/api/preview/post": return only("POST", .postPreview)
-        case "/api/preview/commit": return only("POST", .commitPreview)
-        case "/api/openapi.yaml": return only("GET", .openAPIDocument)
-        case "/api/feed/events": return only("GET", .feedEvents)
-        case "/": return only("GET", .viewerPage(.page))
-        case "/viewer.js": return only("GET", .viewerPage(.script))
-        case "/viewer.css": return only("GET", .viewerPage(.style))
-        case "/favicon.ico": return only("GET", .viewerPage(.icon))
+        case "/api/feed": return only(.feed)
+        case "/healthz": return only(.health)
+        case "/readyz": return only(.ready)
+        case "/metrics": return only(.metrics)
+        case "/api/preview/post": return only(.postPreview)
+        case "/api/preview/commit": return only(.commitPreview)
+        case "/api/openapi.yaml": return only(.openAPIDocument)
+        case "/api/feed/events": return only(.feedEvents)
+        case "/": return only(.viewerPage(.page))
+        case "/viewer.js": return only(.viewerPage(.script))
+        case "/viewer.css": return only(.viewerPage(.style))
+        case "/favicon.ico": return only(.viewerPage(.icon))
         default: break
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -85,7 +87,7 @@ public enum Route: Sendable, Equatable {
         let segments = Array(parts.dropFirst())
         switch segments {
         case let s where s.count == 3 && s[0] == "api" && s[1] == "preview":
-            return streamID(s[2]).flatMap { only("DELETE", .deletePreview(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.deletePreview(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "like":
             return streamID(s[2]).flatMap { id in
                 switch method {
@@ -95,19 +97,19 @@ public enum Route: Sendable, Equatable {
                 }
             }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "seen":
-            return streamID(s[2]).flatMap { only("POST", .markSeen(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.markSeen(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "play":
-            return streamID(s[2]).flatMap { only("POST", .reportPlay(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.reportPlay(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "share":
-            return streamID(s[2]).flatMap { only("POST", .reportShare(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.reportShare(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "stats":
-            return streamID(s[2]).flatMap { only("GET", .streamStats(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.streamStats(streamId: $0)) }
         case let s where s.count == 4 && s[0] == "api" && s[1] == "streams" && s[3] == "watch":
-            return streamID(s[2]).flatMap { only("PUT", .setWatchURL(streamId: $0)) }
+            return streamID(s[2]).flatMap { only(.setWatchURL(streamId: $0)) }
         case let s where s.count == 2 && s[0] == "s":
-            return streamID(s[1]).flatMap { only("GET", .share(streamId: $0)) }
+            return streamID(s[1]).flatMap { only(.share(streamId: $0)) }
         case let s where s.count == 3 && s[0] == "s" && s[2] == "thumbnail":
-            return streamID(s[1]).flatMap { only("GET", .shareThumbnail(streamId: $0)) }
+            return streamID(s[1]).flatMap { only(.shareThumbnail(streamId: $0)) }
         default:
             return .failure(.notFound)
         }

@@ -1,9 +1,34 @@
-/// What the server does around each route besides its handler, stated once per route in
-/// `Route.traits` (one exhaustive switch): the rate limits, metrics, the router and the
-/// HTTP threads read it from there instead of keeping a switch each.
+/// Every route the server answers, one per template and method: what metrics and logs label a
+/// request with (the raw value is its row), and the key to the route's one description,
+/// `traits`.
+public enum RouteKind: Int, CaseIterable, Sendable {
+    case health, ready, metrics
+    case postPreview, commitPreview, deletePreview
+    case feed, like, unlike, markSeen
+    case objectGet, objectHead, objectPut, objectDelete
+    case openAPIDocument, feedEvents, viewerPage, viewerFile
+    case share, shareThumbnail
+    case reportPlay, reportShare, streamStats, setWatchURL
+}
+
+/// How far CORS reaches a route: browsers on other origins read it or not, and with which grant.
+public enum CORSReach: Sendable, Equatable {
+    /// No CORS fields: metrics are for scrapers, pages and share links are visited, not fetched.
+    case none
+    /// A listed origin may call it (`--cors-origin`).
+    case listedOrigins
+    /// `*` may read it too, without a token (`--cors-any-origin-reads`).
+    case anonymousRead
+}
+
+/// A route as the server describes it, once (`RouteKind.traits`): its method and template, and
+/// what the server does around its handler. Parsing checks the method here, metrics label by
+/// the template, the limiter counts the class, the router negotiates, authenticates early and
+/// picks the thread, CORS decides its reach; the handler is the router's `dispatch`.
 public struct RouteTraits: Sendable, Equatable {
-    /// Its label in metrics and logs: the index of its template in `RouteLabel.table`.
-    public var label: Int
+    public var method: String
+    /// The path with its variables named: `/api/streams/{streamId}/like`.
+    public var template: String
     /// The rate-limit class it is counted in; nil for routes that are not limited (health,
     /// readiness, metrics, the OpenAPI document, the viewer page, objects: those are signed
     /// URLs, limited by their signatures).
@@ -15,42 +40,100 @@ public struct RouteTraits: Sendable, Equatable {
     /// It may wait on object storage or disk, so it is answered on a worker thread, never on a
     /// connection's I/O thread (commit HEADs and reads objects; objects are files).
     public var waitsOnStorage: Bool
+    public var cors: CORSReach
+}
+
+extension RouteKind {
+    /// The one description of each route.
+    public var traits: RouteTraits {
+        func route(
+            _ method: String, _ template: String, _ limitClass: RateLimitClass?, caller: Bool = false,
+            api: Bool = false, storage: Bool = false, cors: CORSReach
+        ) -> RouteTraits {
+            RouteTraits(
+                method: method, template: template, limitClass: limitClass, needsCaller: caller, isAPI: api,
+                waitsOnStorage: storage, cors: cors)
+        }
+        switch self {
+        case .health: return route("GET", "/healthz", nil, cors: .anonymousRead)
+        case .ready: return route("GET", "/readyz", nil, cors: .anonymousRead)
+        case .metrics: return route("GET", "/metrics", nil, cors: .none)
+        case .postPreview:
+            return route("POST", "/api/preview/post", .upload, caller: true, api: true, cors: .listedOrigins)
+        case .commitPreview:
+            return route(
+                "POST", "/api/preview/commit", .commit, caller: true, api: true, storage: true, cors: .listedOrigins)
+        case .deletePreview:
+            return route("DELETE", "/api/preview/{streamId}", .write, caller: true, api: true, cors: .listedOrigins)
+        case .feed: return route("GET", "/api/feed", .feed, api: true, cors: .anonymousRead)
+        case .like:
+            return route("POST", "/api/streams/{streamId}/like", .write, caller: true, api: true, cors: .listedOrigins)
+        case .unlike:
+            return route(
+                "DELETE", "/api/streams/{streamId}/like", .write, caller: true, api: true, cors: .listedOrigins)
+        case .markSeen:
+            return route("POST", "/api/streams/{streamId}/seen", .write, caller: true, api: true, cors: .listedOrigins)
+        case .objectGet: return route("GET", "/objects/{key}", nil, storage: true, cors: .anonymousRead)
+        case .objectHead: return route("HEAD", "/objects/{key}", nil, storage: true, cors: .anonymousRead)
+        case .objectPut: return route("PUT", "/objects/{key}", nil, storage: true, cors: .listedOrigins)
+        case .objectDelete: return route("DELETE", "/objects/{key}", nil, storage: true, cors: .listedOrigins)
+        // Anonymous, so an API explorer page on another origin can load it.
+        case .openAPIDocument: return route("GET", "/api/openapi.yaml", nil, cors: .anonymousRead)
+        // An event stream is counted once, when it opens.
+        case .feedEvents: return route("GET", "/api/feed/events", .feed, cors: .anonymousRead)
+        case .viewerPage: return route("GET", "/", nil, cors: .none)
+        case .viewerFile: return route("GET", "/{viewer file}", nil, cors: .none)
+        // A share link is an anonymous feed read (a token only names who followed it).
+        case .share: return route("GET", "/s/{streamId}", .feed, cors: .none)
+        case .shareThumbnail: return route("GET", "/s/{streamId}/thumbnail", .feed, cors: .none)
+        case .reportPlay:
+            return route("POST", "/api/streams/{streamId}/play", .write, caller: true, api: true, cors: .listedOrigins)
+        case .reportShare:
+            return route("POST", "/api/streams/{streamId}/share", .write, caller: true, api: true, cors: .listedOrigins)
+        case .streamStats:
+            return route("GET", "/api/streams/{streamId}/stats", .feed, caller: true, api: true, cors: .listedOrigins)
+        case .setWatchURL:
+            return route("PUT", "/api/streams/{streamId}/watch", .write, caller: true, api: true, cors: .listedOrigins)
+        }
+    }
 }
 
 extension Route {
-    public var traits: RouteTraits {
-        func traits(
-            _ label: Int, _ limitClass: RateLimitClass?, caller: Bool = false, api: Bool = false, storage: Bool = false
-        ) -> RouteTraits {
-            RouteTraits(label: label, limitClass: limitClass, needsCaller: caller, isAPI: api, waitsOnStorage: storage)
-        }
+    /// Which route this is, without its values.
+    public var kind: RouteKind {
         switch self {
-        case .health: return traits(0, nil)
-        case .ready: return traits(1, nil)
-        case .metrics: return traits(2, nil)
-        case .postPreview: return traits(3, .upload, caller: true, api: true)
-        case .commitPreview: return traits(4, .commit, caller: true, api: true, storage: true)
-        case .deletePreview: return traits(5, .write, caller: true, api: true)
-        case .feed: return traits(6, .feed, api: true)
-        case .like: return traits(7, .write, caller: true, api: true)
-        case .unlike: return traits(8, .write, caller: true, api: true)
-        case .markSeen: return traits(9, .write, caller: true, api: true)
-        case .object(.get, _): return traits(10, nil, storage: true)
-        case .object(.head, _): return traits(11, nil, storage: true)
-        case .object(.put, _): return traits(12, nil, storage: true)
-        case .object(.delete, _): return traits(13, nil, storage: true)
-        case .openAPIDocument: return traits(14, nil)
-        // An event stream is counted once, when it opens.
-        case .feedEvents: return traits(15, .feed)
-        case .viewerPage(.page): return traits(16, nil)
-        case .viewerPage: return traits(17, nil)
-        // A share link is an anonymous feed read (a token only names who followed it).
-        case .share: return traits(18, .feed)
-        case .shareThumbnail: return traits(19, .feed)
-        case .reportPlay: return traits(20, .write, caller: true, api: true)
-        case .reportShare: return traits(21, .write, caller: true, api: true)
-        case .streamStats: return traits(22, .feed, caller: true, api: true)
-        case .setWatchURL: return traits(23, .write, caller: true, api: true)
+        case .health: return .health
+        case .ready: return .ready
+        case .metrics: return .metrics
+        case .postPreview: return .postPreview
+        case .commitPreview: return .commitPreview
+        case .deletePreview: return .deletePreview
+        case .feed: return .feed
+        case .like: return .like
+        case .unlike: return .unlike
+        case .markSeen: return .markSeen
+        case .object(.get, _): return .objectGet
+        case .object(.head, _): return .objectHead
+        case .object(.put, _): return .objectPut
+        case .object(.delete, _): return .objectDelete
+        case .openAPIDocument: return .openAPIDocument
+        case .feedEvents: return .feedEvents
+        case .viewerPage(.page): return .viewerPage
+        case .viewerPage: return .viewerFile
+        case .share: return .share
+        case .shareThumbnail: return .shareThumbnail
+        case .reportPlay: return .reportPlay
+        case .reportShare: return .reportShare
+        case .streamStats: return .streamStats
+        case .setWatchURL: return .setWatchURL
         }
+    }
+
+    public var traits: RouteTraits { kind.traits }
+
+    /// The routes a path names, whatever the method (empty for a path that names none).
+    public static func kinds(path: String) -> [RouteKind] {
+        guard case .success(let methods) = methods(path: path) else { return [] }
+        return methods.compactMap { method in try? parse(method: method, path: path).get().kind }
     }
 }

@@ -37,18 +37,17 @@ public struct CORSPolicy: Sendable, Equatable {
     /// The methods `*` grants.
     static let anonymousMethods = ["GET", "HEAD"]
 
-    /// The paths that answer browsers on other origins: the API, the health checks and the local
-    /// store's objects. `/metrics` is for scrapers, never for pages.
+    /// The paths that answer browsers on other origins: those of a route CORS reaches
+    /// (`RouteTraits.cors`: the API, the health checks and the local store's objects; never
+    /// `/metrics`, which is for scrapers), and any other path under `/api/`, so a page on another
+    /// origin can read its 404 or 400.
     public static func covers(path: String) -> Bool {
-        path.hasPrefix("/api/") || path.hasPrefix(Route.objectsPrefix) || path == "/healthz" || path == "/readyz"
+        path.hasPrefix("/api/") || Route.kinds(path: path).contains { $0.traits.cors != .none }
     }
 
-    /// The paths an anonymous caller may read, the reach of `*`: the API's description too, so an
-    /// API explorer page on another origin can load it.
+    /// The paths an anonymous caller may read, the reach of `*` (`CORSReach.anonymousRead`).
     static func isAnonymousRead(path: String) -> Bool {
-        path == "/api/feed" || path == "/api/feed/events" || path.hasPrefix(Route.objectsPrefix) || path == "/healthz"
-            || path == "/readyz"
-            || path == "/api/openapi.yaml"
+        Route.kinds(path: path).contains { $0.traits.cors == .anonymousRead }
     }
 
     /// What `Access-Control-Allow-Origin` says to a request, if anything.

@@ -74,26 +74,18 @@ public struct RouteLabel: Sendable, Equatable {
         (route, method) = Self.table[index]
     }
 
+    /// Each route's template and method (`RouteKind.traits`), in the order of `RouteKind`, then
+    /// the requests that matched none.
     static let table: [(String, String)] =
-        [
-            ("/healthz", "GET"), ("/readyz", "GET"), ("/metrics", "GET"),
-            ("/api/preview/post", "POST"), ("/api/preview/commit", "POST"), ("/api/preview/{streamId}", "DELETE"),
-            ("/api/feed", "GET"), ("/api/streams/{streamId}/like", "POST"), ("/api/streams/{streamId}/like", "DELETE"),
-            ("/api/streams/{streamId}/seen", "POST"),
-            ("/objects/{key}", "GET"), ("/objects/{key}", "HEAD"), ("/objects/{key}", "PUT"),
-            ("/objects/{key}", "DELETE"), ("/api/openapi.yaml", "GET"), ("/api/feed/events", "GET"),
-            ("/", "GET"), ("/{viewer file}", "GET"), ("/s/{streamId}", "GET"), ("/s/{streamId}/thumbnail", "GET"),
-            ("/api/streams/{streamId}/play", "POST"), ("/api/streams/{streamId}/share", "POST"),
-            ("/api/streams/{streamId}/stats", "GET"), ("/api/streams/{streamId}/watch", "PUT"),
-        ] + otherMethods.map { ("other", $0) }
+        RouteKind.allCases.map { ($0.traits.template, $0.traits.method) } + otherMethods.map { ("other", $0) }
 
     static let otherMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "other"]
 
     /// Every label, in rendering order.
     public static let all: [RouteLabel] = table.indices.map { RouteLabel($0) }
 
-    /// The label of a parsed route (the route decides the method; `RouteTraits.label`).
-    public init(_ route: Route) { self.init(route.traits.label) }
+    /// The label of a parsed route (the route decides the method).
+    public init(_ route: Route) { self.init(route.kind.rawValue) }
 
     /// The label of a request that matched no route.
     public static func other(method: String) -> RouteLabel {
