@@ -16,20 +16,17 @@ final class StorageReadiness: Sendable {
         var failure: String? = "not checked yet"
         /// When the probe now waiting on the store started.
         var probingSince: ContinuousClock.Instant?
-        var stopped = false
     }
 
     private let storage: any ObjectStorage
-    private let interval: Duration
     private let slowAfter: Duration
     private let state = Mutex(State())
-    /// Signalled by `stop()`: wakes the wait between probes.
-    private let wakeup = NSCondition()
+    private let probes: PeriodicThread
 
     init(storage: any ObjectStorage, interval: Duration = .seconds(5), slowAfter: Duration = .seconds(5)) {
         self.storage = storage
-        self.interval = interval
         self.slowAfter = slowAfter
+        probes = PeriodicThread(name: "storage-readiness", interval: Self.seconds(interval))
     }
 
     /// nil when the store answered the last probe and is not keeping the current one waiting,
@@ -46,20 +43,14 @@ final class StorageReadiness: Sendable {
     /// Probes at once, then every `interval`, on a thread of its own until `stop()`. Until the
     /// first answer the store counts as not ready (a stalled store must not delay startup).
     func start() {
-        let thread = Thread { [self] in
-            repeat { probe() } while waitForNextProbe()
+        probes.start { [self] in
+            probe()
+            return true
         }
-        thread.name = "storage-readiness"
-        thread.start()
     }
 
-    /// Stops the thread; a probe in flight is left to its client timeout, not waited for.
-    func stop() {
-        wakeup.lock()
-        state.withLock { $0.stopped = true }
-        wakeup.broadcast()
-        wakeup.unlock()
-    }
+    /// Stops the probes; one in flight is left to its client timeout, not waited for.
+    func stop() { probes.requestStop() }
 
     private func probe() {
         state.withLock { $0.probingSince = ContinuousClock.now }
@@ -69,17 +60,6 @@ final class StorageReadiness: Sendable {
             $0.failure = failure
             $0.probingSince = nil
         }
-    }
-
-    /// Waits `interval`; false once stopped.
-    private func waitForNextProbe() -> Bool {
-        let deadline = Date().addingTimeInterval(Self.seconds(interval))
-        wakeup.lock()
-        defer { wakeup.unlock() }
-        while !state.withLock({ $0.stopped }) {
-            if !wakeup.wait(until: deadline) { break }
-        }
-        return !state.withLock { $0.stopped }
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -4,8 +4,8 @@ import Synchronization
 /// A named thread that runs a pass every `interval` seconds until `stop()`, which wakes the
 /// wait between passes and returns only once the thread has ended, so nothing the caller stops
 /// next is pulled from under a pass. A pass that returns false ends the thread early; a long
-/// pass may poll `isStopping` to end sooner. The sweeper loop, the sweep lease's heartbeat and
-/// the metrics gauges' refresh run on one each.
+/// pass may poll `isStopping` to end sooner. The sweeper loop, the sweep lease's heartbeat,
+/// the metrics gauges' refresh and the store's readiness probe run on one each.
 final class PeriodicThread: Sendable {
     private let name: String
     private let interval: Double
@@ -53,6 +53,16 @@ final class PeriodicThread: Sendable {
         stopped.withLock { $0 = true }
         wakeup.broadcast()
         while running.withLock({ $0 }) { wakeup.wait() }
+        wakeup.unlock()
+    }
+
+    /// Stops the passes without waiting: a pass in flight ends when it ends, and no other starts.
+    /// For a pass that waits on something with its own timeout (a store probe), which nothing
+    /// stopped afterwards depends on.
+    func requestStop() {
+        wakeup.lock()
+        stopped.withLock { $0 = true }
+        wakeup.broadcast()
         wakeup.unlock()
     }
 }
