@@ -43,18 +43,27 @@ let package = Package(
             name: "PreviewHTTPServer", dependencies: ["PreviewCore", "CMicroHTTPD", "CShimsMHD", "CEpoll"],
             swiftSettings: strict),
         .target(name: "PreviewCrypto", dependencies: ["PreviewCore", "COpenSSL"], swiftSettings: strict),
+        // The service: its routes, authentication and keys, rate limits, feed, events, figures,
+        // the moderation hook, webhooks, storage, metrics, and the jobs `serve` runs beside them
+        // (the sweeper, the webhook relay), which the `sweep` and `webhooks` commands run alone.
         .target(
-            name: "PreviewApp",
-            dependencies: [
-                "PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto",
-                // `upload` and `capture` are the app package's uploader over libcurl.
-                "StreamPreviewClient",
-            ],
+            name: "PreviewServer",
+            dependencies: ["PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer", "PreviewCrypto"],
             // Served from memory (`PackageResources`, written by SwiftPM at build time): the viewer
             // page's files, and proto/openapi.yaml through the OpenAPI/openapi.yaml link.
             resources: [
                 .embedInCode("ViewerPage/index.html"), .embedInCode("ViewerPage/viewer.js"),
                 .embedInCode("ViewerPage/viewer.css"), .embedInCode("OpenAPI/openapi.yaml"),
+            ],
+            swiftSettings: strict),
+        // The command line: each command of the binary with its options (`serve`, `sweep`,
+        // `webhooks`, `token`, `presign` over the server's parts; `upload` and `capture` over the
+        // app package's uploader with libcurl).
+        .target(
+            name: "PreviewApp",
+            dependencies: [
+                "PreviewServer", "PreviewCore", "PreviewRedis", "PreviewHTTPClient", "PreviewHTTPServer",
+                "PreviewCrypto", "StreamPreviewClient",
             ],
             swiftSettings: strict),
         // The app-side client (uploads, feed, events, the strip model): self-contained, with its own JSON
@@ -78,7 +87,8 @@ let package = Package(
             dependencies: ["PreviewHTTPServer", "PreviewHTTPClient", "PreviewTestSupport"]),
         .testTarget(name: "PreviewCryptoTests", dependencies: ["PreviewCrypto", "PreviewTestSupport"]),
         .testTarget(
-            name: "PreviewAppTests", dependencies: ["PreviewApp", "PreviewTestSupport", "StreamPreviewClient"]),
+            name: "PreviewAppTests",
+            dependencies: ["PreviewApp", "PreviewServer", "PreviewTestSupport", "StreamPreviewClient"]),
         .testTarget(name: "StreamPreviewClientTests", dependencies: ["StreamPreviewClient"]),
         .testTarget(
             name: "EndToEndTests",

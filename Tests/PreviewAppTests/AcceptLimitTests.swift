@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// An API request whose Accept is over the limits is refused before any work, with 400.
 @Suite struct AcceptLimitTests {

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The app wired as `serve` wires it, against a real redis-server, with a clock the test moves.
 /// Requests are plain values handed to the router: no sockets.

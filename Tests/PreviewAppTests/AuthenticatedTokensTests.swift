@@ -3,6 +3,7 @@ import Testing
 
 @testable import PreviewApp
 @testable import PreviewCore
+@testable import PreviewServer
 
 /// The tokens a process keeps after verifying them: only verified ones, and their times are
 /// checked again at every use.

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `delete(keys:concurrency:)` of the remote storage against a scripted loopback server playing S3
 /// or GCS: which keys come back failed for each kind of answer, and how many requests overlap.

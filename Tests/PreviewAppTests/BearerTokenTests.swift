@@ -3,6 +3,7 @@ import Testing
 
 @testable import PreviewApp
 @testable import PreviewCore
+@testable import PreviewServer
 
 @Suite struct BearerTokenTests {
     @Test func theTokenIsWhatFollowsTheBearerSchemeInAnyCaseWithoutTheBlanksAroundIt() {

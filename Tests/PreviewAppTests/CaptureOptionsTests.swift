@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct CaptureOptionsTests {
     static let minimal = ["capture", "--server", "http://127.0.0.1:8080/", "--stream", "7", "--source", "in.m3u8"]

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct CaptureScheduleTests {
     @Test func cyclesStartOneIntervalApart() {

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct CommandTests {
     @Test func serveRunsOnTheEmbeddedDefaultsWithNothingGiven() throws {

@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("serve's --commit-hook-* options and the signing secret file")
 struct CommitHookOptionsTests {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `CommitHookTurns` with threads standing in for commits: how many call at once, who waits,
 /// in what order turns are handed out, and how long a wait lasts.

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Keys deleted per second by `delete(keys:concurrency:)`, printed, never asserted (a shared CI box
 /// is too noisy for timing assertions). Runs only with STREAMPREVIEW_MEASURE_DELETES=1:

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The event stream as the HTTP server reads it: suspend when empty, wake once on new bytes,
 /// bounded for clients that do not read, replay without gaps or repeats.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct FFmpegArgumentsTests {
     func clip(_ source: String, file: Bool = false, _ change: (inout ClipSettings) -> Void = { _ in }) -> [String] {

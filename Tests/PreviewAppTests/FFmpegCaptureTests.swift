@@ -3,6 +3,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct FFmpegCaptureCheckTests {
     @Test func aWholeFastStartClipOfEnoughLengthPasses() throws {

@@ -3,6 +3,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The change subscription over quiet periods, against a real Redis.
 @Suite struct FeedChangeListenerTests {

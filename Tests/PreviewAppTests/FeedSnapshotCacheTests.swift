@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The shared feed snapshot as a second replica sees it: changes it did not make arrive by reload.
 @Suite struct FeedSnapshotCacheTests {

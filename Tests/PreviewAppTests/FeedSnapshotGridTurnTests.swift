@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The shared snapshot across a URL window's turn, with a window of 10 s: a publish heard just
 /// after the turn, and a burst of requests at it, cost one read of the live list per turn, and

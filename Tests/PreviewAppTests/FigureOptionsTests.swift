@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `--rank-by`, `--no-stats` and their combinations as serve parses them.
 @Suite("Figure options")

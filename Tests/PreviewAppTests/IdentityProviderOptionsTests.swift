@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `serve`'s identity-provider flags and their variables.
 @Suite struct IdentityProviderOptionsTests {

@@ -3,6 +3,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Keys the local store can never hold are the client's error (4xx), never a disk failure
 /// (503); a type file that cannot be read is a disk failure, never a skipped check.

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `delete(keys:concurrency:)` of the embedded store, on real files.
 @Suite struct LocalObjectStoreDeleteTests {

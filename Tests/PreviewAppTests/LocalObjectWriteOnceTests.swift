@@ -3,6 +3,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The local store decides a PUT on its head, streams the body to a temporary file, and writes
 /// each object once; driven through the router as the server drives it (`admit`, then `respond`).

@@ -6,6 +6,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The object client (HEAD, ranged GET, DELETE over libcurl, each request presigned) against
 /// the third backend, the embedded local store, served by the built binary: its verifier

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// DeleteObjects against LocalStack's S3 with signature validation on (run by scripts/test-s3.sh;
 /// fails when STREAMPREVIEW_TEST_LOCALSTACK is unset): the presigned `POST /<bucket>?delete` with

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// RemoteObjectStorage against LocalStack's S3 with signature validation on (run by scripts/test-s3.sh,
 /// in a loopback-only network namespace; fails when STREAMPREVIEW_TEST_LOCALSTACK is unset).

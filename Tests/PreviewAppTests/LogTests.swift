@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct LogTests {
     @Test func timestampsAreUTCWithMillisecondsAndReadTheWallClock() throws {

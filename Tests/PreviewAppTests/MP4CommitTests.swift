@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Commit reads the clip's MP4 boxes: duration, size and fast-start reach the feed item, and a
 /// clip that is not fast-start is published or refused as `--fast-start` says.

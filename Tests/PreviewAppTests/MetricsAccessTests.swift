@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Who may scrape `/metrics`, decided on the request as the router sees it.
 @Suite struct MetricsAccessTests {

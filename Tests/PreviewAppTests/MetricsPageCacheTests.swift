@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// A flood of scrapes renders the metrics page once a second, not once a scrape.
 @Suite struct MetricsPageCacheTests {

@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("GET /api/openapi.yaml serves proto/openapi.yaml from the binary")
 struct OpenAPIDocumentTests {

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `POST /api/preview/post` with `maxPendingUploads`, through the router with a clock the test moves.
 @Suite struct PendingUploadRouteTests {

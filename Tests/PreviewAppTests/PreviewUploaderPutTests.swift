@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The uploader's PUT (the app package's, over libcurl) against a scripted store on loopback,
 /// with instant waits: a stalled

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The text of upload progress: byte counts, percent, rate and time left, and a bar that fits
 /// the terminal's width whatever the width and the file name.

@@ -3,6 +3,7 @@ import PreviewRedis
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// With a public/CDN base URL the feed hands out plain URLs on it, and the preview hash keeps
 /// them (the original design's "GET URLs in Redis").

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Feed leases (`RateLimitLease`, `RateLimitLeases`): two limiters on one real redis-server, as
 /// two replicas, share a caller's budget and never serve more than it; a full table drops leases.

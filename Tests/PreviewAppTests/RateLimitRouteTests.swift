@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Per-caller rate limits through the router against a real Redis. Policies have long periods
 /// (an hour), so nothing comes back during a test: the outcomes are decided by counts alone.

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// How the API answers when Redis cannot serve: 503 `unavailable` with `Retry-After`, never `internal`.
 @Suite("Redis unavailable answers")

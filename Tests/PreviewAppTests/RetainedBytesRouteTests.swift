@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `--max-retained-bytes-per-stream` and `-per-subject` on `POST /api/preview/post`, through the
 /// router with a clock the test moves.

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("CORS through the router: preflights without a token, fields on every answer")
 struct RouterCORSTests {

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("A 405 names the methods the route takes in Allow")
 struct RouterMethodNotAllowedTests {

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The router decides on the head where each route is answered: on the connection's I/O thread
 /// when it needs only memory, signing and Redis; on a worker when it may wait on storage.

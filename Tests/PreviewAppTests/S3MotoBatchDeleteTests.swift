@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `delete(keys:concurrency:)` against moto_server: DeleteObjects requests reach the right objects,
 /// split at 1,000 keys (moto checks no signature; the LocalStack suite proves the signing).

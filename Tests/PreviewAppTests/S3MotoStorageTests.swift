@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// RemoteObjectStorage against moto_server on loopback. moto does NOT check signatures: these tests
 /// prove plumbing only — our HEAD, ranged GET, DELETE and signed PUT reach the right object, keys

@@ -4,6 +4,7 @@ import PreviewCrypto
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// What an upload URL signs per backend (the retry and XML error rules are in PreviewCoreTests). No server.
 @Suite struct S3RemoteStorageRulesTests {

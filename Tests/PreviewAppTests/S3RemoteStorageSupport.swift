@@ -6,6 +6,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Builders shared by the RemoteObjectStorage suites (moto, LocalStack, scripted server).
 enum S3Fixture {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The remote object client against a scripted HTTP server on loopback: retries with backoff on
 /// 503 and stalls, a clear error otherwise, connections reused, each attempt signed afresh.

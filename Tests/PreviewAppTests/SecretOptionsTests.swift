@@ -4,6 +4,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// Where secrets and tokens come from on the command line, and how a weak one stops a command.
 @Suite struct SecretOptionsTests {

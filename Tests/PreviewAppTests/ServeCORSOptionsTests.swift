@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("serve's CORS origins come from --cors-origins, then STREAMPREVIEW_CORS_ORIGINS; none by default")
 struct ServeCORSOptionsTests {

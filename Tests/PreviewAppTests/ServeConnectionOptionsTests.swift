@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("serve's connection limits come from flags, then the environment, then the defaults")
 struct ServeConnectionOptionsTests {

@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite struct ServeRefreshOptionsTests {
     func refresh(_ arguments: [String], environment: [String: String] = [:]) throws -> Int64 {

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The real server and router against a real redis-server and an S3 endpoint on loopback that
 /// stalls: requests that wait on object storage hold workers, never the threads serving reads.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("StopOrder: what started stops in the reverse order, once")
 struct StopOrderTests {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `/readyz` and a remote object store: the real server and router, a real redis-server, and an
 /// S3 endpoint on loopback that answers, refuses, or stalls on command.

@@ -5,6 +5,7 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The heartbeat that keeps a sweep lease alive from its own thread, against a real Redis.
 /// These wait on the real clock because the lease's expiry is what they are about.

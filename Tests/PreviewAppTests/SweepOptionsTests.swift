@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `sweep`'s switches: `--flag=false` means false, and a value that is neither true nor false is
 /// a usage error (exit 64), never "given, so on".

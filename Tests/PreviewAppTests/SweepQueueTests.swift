@@ -3,6 +3,7 @@ import PreviewRedis
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The sweeper's queue, lease and per-stream garbage against a real Redis and the real local
 /// store, with a clock the test moves.

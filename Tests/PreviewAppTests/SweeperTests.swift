@@ -2,6 +2,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The sweeper against a real Redis and the real local store, with a clock the test moves:
 /// it removes what nobody can use and never an object still in use.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// `upload --progress`, `--quiet` and `--retries`: the defaults, what each value means, and the
 /// contradictions refused as usage errors.

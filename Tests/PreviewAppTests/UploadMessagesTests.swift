@@ -3,6 +3,7 @@ import StreamPreviewClient
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// What `upload` and `capture` print about the uploader's requests: the reason of each answer
 /// or broken exchange, and the line that gives up, with its exit code.

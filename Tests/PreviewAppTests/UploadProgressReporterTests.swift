@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// What the upload client writes to stderr in each mode, with a stepped clock: the bar redraws
 /// at most 10 times a second however often libcurl reports, plain mode writes whole lines a log

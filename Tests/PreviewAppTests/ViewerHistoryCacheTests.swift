@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 /// The viewer histories a process holds, against a real Redis: what another process changes
 /// reaches them over pub/sub, and nothing is held that could have missed a change.

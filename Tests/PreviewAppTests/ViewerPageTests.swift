@@ -4,15 +4,16 @@ import PreviewTestSupport
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("The viewer page compiled into the binary")
 struct ViewerPageTests {
-    @Test("each file served is its file under Sources/PreviewApp/ViewerPage byte for byte")
+    @Test("each file served is its file under Sources/PreviewServer/ViewerPage byte for byte")
     func servedFilesAreTheFiles() throws {
         let app = try AppHarness()
         for (path, name) in [("/", "index.html"), ("/viewer.js", "viewer.js"), ("/viewer.css", "viewer.css")] {
             let file = try Data(
-                contentsOf: URL(fileURLWithPath: TestPaths.repositoryRoot + "/Sources/PreviewApp/ViewerPage/" + name))
+                contentsOf: URL(fileURLWithPath: TestPaths.repositoryRoot + "/Sources/PreviewServer/ViewerPage/" + name))
             let response = app.send("GET", path)
             #expect(response.status == 200, "\(path)")
             #expect(response.bytes == Array(file), "\(path) is not \(name)")
@@ -24,7 +25,7 @@ struct ViewerPageTests {
     )
     func sharePageBodyIsNotStyledAsAControl() throws {
         let sheet = try String(
-            contentsOfFile: TestPaths.repositoryRoot + "/Sources/PreviewApp/ViewerPage/viewer.css", encoding: .utf8)
+            contentsOfFile: TestPaths.repositoryRoot + "/Sources/PreviewServer/ViewerPage/viewer.css", encoding: .utf8)
         let page = ShareHandler.page(
             FeedItem(streamId: 1, movieUrl: "https://cdn.example/m", thumbnailUrl: "https://cdn.example/t"),
             clipType: .mp4)

@@ -3,6 +3,7 @@ import PreviewCore
 import Testing
 
 @testable import PreviewApp
+@testable import PreviewServer
 
 @Suite("Webhooks: options and the webhooks command")
 struct WebhookOptionsTests {

@@ -1,7 +1,8 @@
 import PreviewCore
+import PreviewServer
 
 /// A parsed command line.
-public enum Command: Sendable, Equatable {
+enum Command: Sendable, Equatable {
     case serve(ServeOptions)
     case sweep(SweepOptions)
     case token(TokenOptions)
@@ -14,7 +15,7 @@ public enum Command: Sendable, Equatable {
 
     /// `arguments` without the program name. Pure: flags override the environment,
     /// which overrides the defaults.
-    public static func parse(_ arguments: [String], environment: [String: String]) -> Result<Command, UsageError> {
+    static func parse(_ arguments: [String], environment: [String: String]) -> Result<Command, UsageError> {
         guard let name = arguments.first else { return .success(.help(Self.usage)) }
         let rest = Array(arguments.dropFirst())
         do throws(UsageError) {
@@ -59,7 +60,7 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    public static let usage = """
+    static let usage = """
         streampreview: live-stream preview clips: signed uploads, verified commits, a ranked feed.
 
         Usage: streampreview <command> [options]

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+public import PreviewServer
 
 /// The program: parse, run one command, map failures to exit codes and one stderr line (its
 /// text escaped for the terminal: a failure's message may quote a server, a store or a hook).

@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewServer
 
 extension TokenSecretOptions {
     /// The keys these options name, read now: the default secret (from the value, its file, or

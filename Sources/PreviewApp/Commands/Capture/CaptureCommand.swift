@@ -2,6 +2,7 @@ import Foundation
 import PreviewCore
 import PreviewCrypto
 import PreviewProcess
+import PreviewServer
 
 #if canImport(Glibc)
     import Glibc

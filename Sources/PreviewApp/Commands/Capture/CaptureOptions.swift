@@ -1,20 +1,22 @@
+import PreviewServer
+
 /// `streampreview capture`: cuts the newest seconds of a live source into a preview clip and
 /// its first frame with ffmpeg, uploads and commits both, and repeats.
-public struct CaptureOptions: Sendable, Equatable {
-    public var uploader = UploaderOptions()
+struct CaptureOptions: Sendable, Equatable {
+    var uploader = UploaderOptions()
     /// What ffmpeg reads: an HLS or DASH URL, RTMP/SRT, a file, a device.
-    public var source = ""
+    var source = ""
     /// How the clip is cut and encoded.
-    public var clip = ClipSettings()
+    var clip = ClipSettings()
     /// Seconds from one cycle's start to the next (`--every`); nil follows the server's
     /// `refreshAfter`.
-    public var every: Int64?
+    var every: Int64?
     /// One cycle, then exit with its result.
-    public var once = false
+    var once = false
     /// The ffmpeg executable: a path, or a name looked up in PATH.
-    public var ffmpeg = "ffmpeg"
+    var ffmpeg = "ffmpeg"
     /// Seconds one ffmpeg run may take before it is killed (a stalled source).
-    public var ffmpegTimeout: Int64 = 35
+    var ffmpegTimeout: Int64 = 35
 
     /// The interval before the server has said one (or when it says none).
     static let fallbackInterval: Int64 = 60

@@ -1,3 +1,5 @@
+import PreviewServer
+
 /// When `capture` starts its next cycle: one interval after the last one started (`--every`,
 /// else the server's `refreshAfter`, else a minute); after a failure of the passing kind (the
 /// source, the network, a busy server) sooner, with backoff: 1 s, 2 s, 4 s ... up to the

@@ -1,4 +1,5 @@
 import Dispatch
+import PreviewServer
 import Synchronization
 
 /// The stop request of `capture`: set once by the signal thread (SIGTERM, SIGINT); a capture in

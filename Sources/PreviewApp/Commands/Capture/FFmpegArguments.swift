@@ -1,17 +1,19 @@
-/// How a capture clip is cut and encoded.
-public struct ClipSettings: Sendable, Equatable {
-    /// Clip length (`-t`).
-    public var seconds: Int64 = 5
-    /// The clip's height bound in pixels (even); smaller sources keep their height.
-    public var maxHeight: Int64 = 360
-    /// The video bitrate cap in bits per second (`-maxrate`, with a buffer of twice that).
-    public var maxBitrate: Int64 = 800_000
-    /// Whether the source's first audio track is kept.
-    public var audio = false
-    /// ffmpeg's input format for the source (`-f`), when probing cannot tell (devices).
-    public var inputFormat: String?
+import PreviewServer
 
-    public init() {}
+/// How a capture clip is cut and encoded.
+struct ClipSettings: Sendable, Equatable {
+    /// Clip length (`-t`).
+    var seconds: Int64 = 5
+    /// The clip's height bound in pixels (even); smaller sources keep their height.
+    var maxHeight: Int64 = 360
+    /// The video bitrate cap in bits per second (`-maxrate`, with a buffer of twice that).
+    var maxBitrate: Int64 = 800_000
+    /// Whether the source's first audio track is kept.
+    var audio = false
+    /// ffmpeg's input format for the source (`-f`), when probing cannot tell (devices).
+    var inputFormat: String?
+
+    init() {}
 }
 
 /// What the source's name says about how to read it.

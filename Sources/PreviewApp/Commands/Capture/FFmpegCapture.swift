@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewProcess
+import PreviewServer
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewServer
 
 /// `streampreview presign`: prints one presigned object URL.
 enum PresignCommand {

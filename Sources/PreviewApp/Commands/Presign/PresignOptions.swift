@@ -1,26 +1,27 @@
 import PreviewCore
+import PreviewServer
 
 /// `streampreview presign`: print one signed object URL, as `aws s3 presign` and
 /// `gsutil signurl` do, with the storage configuration `serve` uses.
-public struct PresignOptions: Sendable, Equatable {
+struct PresignOptions: Sendable, Equatable {
     /// A `--header` or `--query` pair, as given (the signer canonicalises it).
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: String
+    struct Field: Sendable, Equatable {
+        var name: String
+        var value: String
     }
 
-    public static let methods: Set<String> = ["GET", "PUT", "HEAD", "DELETE", "POST"]
+    static let methods: Set<String> = ["GET", "PUT", "HEAD", "DELETE", "POST"]
 
-    public var storage = StorageOptions()
-    public var method = "GET"
-    public var key = ""
-    public var expires = 3600
+    var storage = StorageOptions()
+    var method = "GET"
+    var key = ""
+    var expires = 3600
     /// Unix seconds from `--at`; nil signs at the current time.
-    public var signingTime: Int64?
-    public var headers: [Field] = []
-    public var query: [Field] = []
+    var signingTime: Int64?
+    var headers: [Field] = []
+    var query: [Field] = []
     /// Where `serve` keeps its storage secret (local store only).
-    public var dataDirectory = "./.streampreview"
+    var dataDirectory = "./.streampreview"
 
     static let specs: [OptionSpec] =
         StorageOptions.specs + [

@@ -1,14 +1,15 @@
-public import PreviewCore
+import PreviewCore
+import PreviewServer
 
 /// The figures and tracking link options: `--no-stats`, `--stats-retention` and
 /// `--stats-versions` (the retention shared with `sweep`, which closes expired versions too),
 /// and `--watch-url-schemes` and `--rank-by` (serve).
-public struct FigureOptions: Sendable, Equatable {
-    public var settings = FigureSettings()
+struct FigureOptions: Sendable, Equatable {
+    var settings = FigureSettings()
     /// Schemes besides https a watch URL may have, lower case.
-    public var watchURLSchemes: Set<String> = []
+    var watchURLSchemes: Set<String> = []
 
-    public init() {}
+    init() {}
 
     static let retentionSpec = OptionSpec(
         flag: "stats-retention", environment: "STREAMPREVIEW_STATS_RETENTION",

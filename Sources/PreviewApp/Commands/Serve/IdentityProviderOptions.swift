@@ -1,18 +1,19 @@
-public import PreviewCore
+import PreviewCore
+import PreviewServer
 
 /// `serve`'s identity-provider tokens: where the provider's public keys (JWKS) come from, what
 /// its tokens must carry (issuer, audience) and where their claims are.
-public struct IdentityProviderOptions: Sendable, Equatable {
+struct IdentityProviderOptions: Sendable, Equatable {
     /// `--jwks-file`: read at start, again on SIGHUP and when the file changes.
-    public var jwksFile: String?
+    var jwksFile: String?
     /// `--jwks-url`: fetched at start and in the background.
-    public var jwksURL: String?
-    public var policy = IdentityTokenPolicy()
+    var jwksURL: String?
+    var policy = IdentityTokenPolicy()
 
-    public init() {}
+    init() {}
 
     /// Whether a key set is configured (the other options need one).
-    public var isConfigured: Bool { jwksFile != nil || jwksURL != nil }
+    var isConfigured: Bool { jwksFile != nil || jwksURL != nil }
 
     static let specs: [OptionSpec] = [
         OptionSpec(

@@ -3,6 +3,7 @@ import PreviewCore
 import PreviewCrypto
 import PreviewHTTPServer
 import PreviewRedis
+import PreviewServer
 
 /// `streampreview serve`: Redis (ours or given), the object store, the HTTP API and the sweeper.
 enum ServeCommand {

@@ -1,21 +1,22 @@
 import PreviewCore
+import PreviewServer
 
 /// The moderation hook asked before each publish: where it is, its signing secret, its deadline
 /// and what a failure means.
-public struct CommitHookOptions: Sendable, Equatable {
+struct CommitHookOptions: Sendable, Equatable {
     /// `--commit-hook-url`: an absolute http(s) URL that receives the signed POST.
-    public var url: String
+    var url: String
     /// `--commit-hook-secret-file`: the HMAC secrets of `StreamPreview-Signature`.
-    public var secretFile: String
+    var secretFile: String
     /// `--commit-hook-timeout`: seconds one call may take, connect included.
-    public var timeoutSeconds: Int64 = 5
+    var timeoutSeconds: Int64 = 5
     /// `--commit-hook-fail-open`: publish without labels when the hook is down (default: 503).
-    public var failOpen = false
+    var failOpen = false
     /// `--commit-hook-recheck-refused`: ask again when a refused upload is committed again
     /// (default: answer the remembered refusal).
-    public var recheckRefused = false
+    var recheckRefused = false
 
-    public init(url: String, secretFile: String) {
+    init(url: String, secretFile: String) {
         self.url = url
         self.secretFile = secretFile
     }

@@ -1,3 +1,5 @@
+import PreviewServer
+
 /// When a fresh preview is due: told to uploaders (`refreshAfter`), and past it the feed marks
 /// the preview `stale`.
 extension ServeOptions {

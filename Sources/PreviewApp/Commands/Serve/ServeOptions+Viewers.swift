@@ -1,3 +1,5 @@
+import PreviewServer
+
 /// The options of what viewers see: the viewer page and the live event streams.
 extension ServeOptions {
     static let viewerSpecs = [

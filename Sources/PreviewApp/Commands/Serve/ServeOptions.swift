@@ -1,95 +1,96 @@
-public import PreviewCore
+import PreviewCore
+import PreviewServer
 
 /// Everything `serve` can be told; the defaults are the embedded, nothing-configured mode.
-public struct ServeOptions: Sendable, Equatable {
-    public var host = "127.0.0.1"
-    public var port: UInt16 = 8080
-    public var dataDirectory = "./.streampreview"
+struct ServeOptions: Sendable, Equatable {
+    var host = "127.0.0.1"
+    var port: UInt16 = 8080
+    var dataDirectory = "./.streampreview"
     /// An existing Redis (`redis://host:port/db`, `unix:///path`, `redis-sentinel://hosts/db#MASTER`, `redis-cluster://hosts`); nil
     /// starts our own.
-    public var redisURL: String?
-    public var redisServer = "redis-server"
+    var redisURL: String?
+    var redisServer = "redis-server"
     /// Replicas that must confirm each acknowledged write (`WAIT`); 0 is off.
-    public var redisWaitReplicas = 0
-    public var redisWaitTimeoutMilliseconds = 1000
+    var redisWaitReplicas = 0
+    var redisWaitTimeoutMilliseconds = 1000
     /// The base URL clients use to reach this server (for local-store URLs); nil = http://host:port.
-    public var publicURL: String?
+    var publicURL: String?
     /// A public/CDN base URL objects are readable at without a signature; nil = signed GET URLs.
-    public var publicBaseURL: String?
+    var publicBaseURL: String?
     /// The bearer-token secrets and the longest token lifetime.
-    public var tokens = TokenSecretOptions()
+    var tokens = TokenSecretOptions()
     /// An identity provider's keys (JWKS), issuer, audience and claim names.
-    public var identity = IdentityProviderOptions()
-    public var policy = UploadPolicy()
+    var identity = IdentityProviderOptions()
+    var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
-    public var fastStart = FastStartPolicy.warn
+    var fastStart = FastStartPolicy.warn
     /// HTTP I/O threads, which also answer every request that needs only memory and Redis.
-    public var threads = 8
+    var threads = 8
     /// Threads for requests that may wait on object storage or disk (commit, objects).
-    public var workerThreads = 8
+    var workerThreads = 8
     /// Connections one client address may hold open at once.
-    public var maxConnectionsPerIP = 64
+    var maxConnectionsPerIP = 64
     /// Seconds a client has to send a complete request head.
-    public var headerTimeout: Int64 = 10
+    var headerTimeout: Int64 = 10
     /// Seconds an idle keep-alive connection stays open; also a stalled body's limit.
-    public var idleTimeout: Int64 = 30
+    var idleTimeout: Int64 = 30
     /// Connections open at once, from all clients.
-    public var maxConnections = 1024
+    var maxConnections = 1024
     /// Seconds an API request has to send its whole body, from its complete head.
-    public var bodyTimeout: Int64 = 10
+    var bodyTimeout: Int64 = 10
     /// Bytes per second an upload body must average over each 20 s; 0 turns the floor off.
-    public var minUploadRate: Int64 = 4096
-    public var sweepInterval: Int64 = 30
+    var minUploadRate: Int64 = 4096
+    var sweepInterval: Int64 = 30
     /// Seconds between SIGTERM (readiness turns 503) and closing the listener.
-    public var drainDelay: Int64 = 0
+    var drainDelay: Int64 = 0
     /// Seconds in-flight requests get to finish once the listener is closed.
-    public var shutdownTimeout: Int64 = 25
+    var shutdownTimeout: Int64 = 25
     /// How long replaced and ended objects stay fetchable before they are deleted.
-    public var graceSeconds: Int64 = ExpiryGrid().lifetime
-    public var keyPrefix = "sp"
-    public var seenTTL: Int64 = 7 * 86400
-    public var feedCacheMilliseconds: Int64 = 1000
+    var graceSeconds: Int64 = ExpiryGrid().lifetime
+    var keyPrefix = "sp"
+    var seenTTL: Int64 = 7 * 86400
+    var feedCacheMilliseconds: Int64 = 1000
     /// Viewer seen/liked entries this process holds (`ViewerHistoryCache`); 0 is off.
-    public var viewerCacheEntries = 500_000
-    public var urlGrid = ExpiryGrid()
+    var viewerCacheEntries = 500_000
+    var urlGrid = ExpiryGrid()
     /// A separate `HOST:PORT` serving `GET /metrics` (and then not the main port); nil serves
     /// it on the main port.
-    public var metricsListen: HostPort?
+    var metricsListen: HostPort?
     /// A file holding the bearer token that lets any client scrape `/metrics`; nil: none.
-    public var metricsTokenFile: String?
+    var metricsTokenFile: String?
     /// Seconds between reads of the gauges that live in Redis (pending uploads, sweeper backlog).
-    public var metricsRefresh: Int64 = 5
+    var metricsRefresh: Int64 = 5
     /// Milliseconds a rendered `/metrics` page is served again before it is rendered anew
     /// (`--metrics-max-age-ms`); 0 renders every scrape.
-    public var metricsMaxAgeMilliseconds: Int64 = 1000
+    var metricsMaxAgeMilliseconds: Int64 = 1000
     /// Where objects live: the embedded local store, or an S3/GCS bucket.
-    public var storage = StorageOptions()
+    var storage = StorageOptions()
     /// Free bytes the disk under the local store keeps; below it uploads are refused. 0 is off.
-    public var minFreeDiskBytes: Int64 = 1 << 30
+    var minFreeDiskBytes: Int64 = 1 << 30
     /// The origins whose browser pages may call this server (`--cors-origins`); nil: no CORS.
-    public var cors: CORSPolicy?
+    var cors: CORSPolicy?
     /// Whether `GET /` serves the viewer page (`--no-viewer-page` turns it off).
-    public var viewerPage = true
+    var viewerPage = true
     /// Seconds between heartbeats on the event streams (`--events-heartbeat`).
-    public var eventsHeartbeat: Int64 = 15
+    var eventsHeartbeat: Int64 = 15
     /// About how many events the Redis event log keeps (`--events-history`).
-    public var eventsHistory = 10_000
+    var eventsHistory = 10_000
     /// Event streams open at once, in all and from one client address (`--max-event-streams`,
     /// `--max-event-streams-per-ip`): apart from `maxConnections`, which they never take.
-    public var maxEventStreams = 10_000
-    public var maxEventStreamsPerIP = 64
+    var maxEventStreams = 10_000
+    var maxEventStreamsPerIP = 64
     /// Per-caller request limits by route class (`--rate-limit`).
-    public var rateLimits = RateLimits.defaults
+    var rateLimits = RateLimits.defaults
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
-    public var trustedProxies = TrustedProxies()
+    var trustedProxies = TrustedProxies()
     /// The moderation hook asked before each publish (`--commit-hook-url`); nil: none.
-    public var commitHook: CommitHookOptions?
+    var commitHook: CommitHookOptions?
     /// Signed webhooks of publishes, replacements and removals (`--webhook-url`); none by default.
-    public var webhooks = WebhookOptions()
+    var webhooks = WebhookOptions()
     /// Preview versions' figures and the tracking link's watch URLs.
-    public var figures = FigureOptions()
+    var figures = FigureOptions()
 
-    public init() {}
+    init() {}
 
     static let specs: [OptionSpec] =
         [
@@ -293,10 +294,10 @@ public struct ServeOptions: Sendable, Equatable {
         serve.redisWaitTimeoutMilliseconds = Int(
             try options.int64("redis-wait-timeout", default: 1000, range: 1...60_000))
         serve.publicURL = try options.string("public-url").map { url throws(UsageError) in
-            try baseURL(url, flag: "public-url")
+            try OptionValue.baseURL(url, flag: "public-url")
         }
         serve.publicBaseURL = try options.string("public-base-url").map { url throws(UsageError) in
-            try baseURL(url, flag: "public-base-url")
+            try OptionValue.baseURL(url, flag: "public-base-url")
         }
         serve.tokens = try TokenSecretOptions.parse(options)
         serve.identity = try IdentityProviderOptions.parse(options)
@@ -418,20 +419,10 @@ public struct ServeOptions: Sendable, Equatable {
         }
         return HostPort(host: host, port: port)
     }
-
-    /// A base URL without a trailing slash; only http and https.
-    static func baseURL(_ text: String, flag: String) throws(UsageError) -> String {
-        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
-            throw UsageError("--\(flag) must start with http:// or https://")
-        }
-        var url = text
-        while url.hasSuffix("/") { url.removeLast() }
-        return url
-    }
 }
 
 /// A listening address given as `HOST:PORT`.
-public struct HostPort: Sendable, Equatable {
-    public var host: String
-    public var port: UInt16
+struct HostPort: Sendable, Equatable {
+    var host: String
+    var port: UInt16
 }

@@ -1,6 +1,7 @@
 import PreviewCore
 import PreviewCrypto
 import PreviewRedis
+import PreviewServer
 
 /// `streampreview sweep`: one run of the sweeper against serve's Redis and object store.
 enum SweepCommand {

@@ -1,27 +1,28 @@
 import PreviewCore
+import PreviewServer
 
 /// Everything `sweep` can be told: the Redis and storage configuration of `serve`, the
 /// lifetimes the sweeper works with, and the bounds of one run.
-public struct SweepOptions: Sendable, Equatable {
-    public var dataDirectory = "./.streampreview"
+struct SweepOptions: Sendable, Equatable {
+    var dataDirectory = "./.streampreview"
     /// An existing Redis; nil = the embedded Redis of a `serve` running on `dataDirectory`.
-    public var redisURL: String?
-    public var keyPrefix = "sp"
-    public var storage = StorageOptions()
+    var redisURL: String?
+    var keyPrefix = "sp"
+    var storage = StorageOptions()
     /// Accepted so one configuration serves both commands; commits are judged by the deadline
     /// `serve` recorded with each upload.
-    public var commitWindow = UploadPolicy().commitWindow
-    public var graceSeconds = ExpiryGrid().lifetime
-    public var maxSeconds: Int64 = 300
-    public var concurrency = 8
-    public var batchStreams = SweepSettings().batchStreams
-    public var dryRun = false
+    var commitWindow = UploadPolicy().commitWindow
+    var graceSeconds = ExpiryGrid().lifetime
+    var maxSeconds: Int64 = 300
+    var concurrency = 8
+    var batchStreams = SweepSettings().batchStreams
+    var dryRun = false
     /// With URLs: expiries are announced, and the run then delivers what is due (`WebhookSweepRun`).
-    public var webhooks = WebhookOptions()
+    var webhooks = WebhookOptions()
     /// How long the figures of the versions this run retires are kept (`--stats-retention`).
-    public var statsRetentionSeconds = FigureSettings.defaultRetentionSeconds
+    var statsRetentionSeconds = FigureSettings.defaultRetentionSeconds
 
-    public init() {}
+    init() {}
 
     static let specs: [OptionSpec] =
         [

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewCrypto
+import PreviewServer
 
 /// `streampreview token`: prints a bearer token signed with the server's secret.
 enum TokenCommand {

@@ -1,19 +1,20 @@
-public import PreviewCore
+import PreviewCore
+import PreviewServer
 
 /// `streampreview token`: mint a bearer token with the server's secret.
-public struct TokenOptions: Sendable, Equatable {
-    public var subject = ""
-    public var role = Role.viewer
-    public var streamIds: [Int64] = []
+struct TokenOptions: Sendable, Equatable {
+    var subject = ""
+    var role = Role.viewer
+    var streamIds: [Int64] = []
     /// Seconds the token is valid: at most `tokens.maxLifetime`, which is also the default.
-    public var ttl: Int64 = JWTVerifier.defaultMaxLifetime
-    public var dataDirectory = "./.streampreview"
+    var ttl: Int64 = JWTVerifier.defaultMaxLifetime
+    var dataDirectory = "./.streampreview"
     /// The same secrets (and maximum lifetime) as `serve` is given.
-    public var tokens = TokenSecretOptions()
+    var tokens = TokenSecretOptions()
     /// `--kid`: sign with this key of `--token-keys-file` and name it in the header.
-    public var kid: String?
+    var kid: String?
 
-    public init() {}
+    init() {}
 
     static let specs: [OptionSpec] =
         [

@@ -1,3 +1,4 @@
+import PreviewServer
 import StreamPreviewClient
 
 /// The app package's `FeedItem`, named apart from the server's (`PreviewCore.FeedItem`): the

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewHTTPClient
+import PreviewServer
 import StreamPreviewClient
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewServer
 import StreamPreviewClient
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewServer
 
 /// The text of upload progress: a one-line bar for a terminal, and plain lines for logs. Pure
 /// and ASCII only, so a line's length is its width on screen.

@@ -1,3 +1,5 @@
+import PreviewServer
+
 /// Decides when a progress display may draw: at most `maxPerSecond` times a second, whatever
 /// rate libcurl reports at. Pure: the caller passes its monotonic clock's reading.
 struct ProgressThrottle: Sendable, Equatable {

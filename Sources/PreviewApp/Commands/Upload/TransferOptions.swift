@@ -1,7 +1,9 @@
+import PreviewServer
+
 /// How an uploading command shows progress and repeats failed requests: `--progress`,
 /// `--quiet`, `--retries`.
-public struct TransferOptions: Sendable, Equatable {
-    public enum Progress: String, Sendable, CaseIterable {
+struct TransferOptions: Sendable, Equatable {
+    enum Progress: String, Sendable, CaseIterable {
         /// A bar when stderr is a terminal, else plain lines.
         case auto
         case bar
@@ -9,11 +11,11 @@ public struct TransferOptions: Sendable, Equatable {
         case none
     }
 
-    public var progress = Progress.auto
+    var progress = Progress.auto
     /// How many times a failed request is sent again (PUTs, commit; post only when safe).
-    public var retries = 5
+    var retries = 5
 
-    public init() {}
+    init() {}
 
     static let maxRetries: Int64 = 20
 

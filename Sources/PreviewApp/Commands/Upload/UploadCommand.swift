@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewServer
 import StreamPreviewClient
 
 /// `streampreview upload`: the app package's uploader over libcurl (`PreviewUploader`),

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewServer
 import StreamPreviewClient
 
 /// What `upload` and `capture` say about a request of the uploader, from the package's errors:

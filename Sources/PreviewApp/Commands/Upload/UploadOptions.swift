@@ -1,13 +1,14 @@
 import PreviewCore
+import PreviewServer
 
 /// `streampreview upload`: a real client that asks for URLs, PUTs both files and commits.
-public struct UploadOptions: Sendable, Equatable {
+struct UploadOptions: Sendable, Equatable {
     /// `--server`, the token, `--stream`, `--format`: the same as `capture`'s.
-    public var uploader = UploaderOptions()
-    public var moviePath = ""
-    public var thumbnailPath = ""
+    var uploader = UploaderOptions()
+    var moviePath = ""
+    var thumbnailPath = ""
     /// `--progress`, `--quiet`, `--retries`.
-    public var transfer = TransferOptions()
+    var transfer = TransferOptions()
 
     static let specs: [OptionSpec] = UploaderOptions.specs + TransferOptions.specs
 

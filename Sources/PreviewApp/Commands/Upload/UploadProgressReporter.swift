@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewServer
 import Synchronization
 
 /// Tells a person how an upload goes, on stderr (stdout carries the published item): a bar

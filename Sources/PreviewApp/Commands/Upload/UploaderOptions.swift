@@ -1,15 +1,16 @@
-public import PreviewCore
+import PreviewCore
+import PreviewServer
 
 /// How an uploading command reaches the API: the server, a streamer's bearer token, the stream
 /// and the wire format, shared by `upload` and `capture`.
-public struct UploaderOptions: Sendable, Equatable {
-    public var server = ""
+struct UploaderOptions: Sendable, Equatable {
+    var server = ""
     /// The bearer token from `--token` / `STREAMPREVIEW_TOKEN`; empty when `tokenFile` is given.
-    public var token = ""
+    var token = ""
     /// `--token-file` / `STREAMPREVIEW_TOKEN_FILE`: read when the command runs.
-    public var tokenFile: String?
-    public var streamId: Int64 = 0
-    public var format = WireFormat.json
+    var tokenFile: String?
+    var streamId: Int64 = 0
+    var format = WireFormat.json
 
     static let specs: [OptionSpec] = [
         OptionSpec(
@@ -30,7 +31,7 @@ public struct UploaderOptions: Sendable, Equatable {
     static func parse(_ options: ParsedOptions) throws(UsageError) -> UploaderOptions {
         var uploader = UploaderOptions()
         guard let server = options.string("server") else { throw UsageError("--server is required") }
-        uploader.server = try ServeOptions.baseURL(server, flag: "server")
+        uploader.server = try OptionValue.baseURL(server, flag: "server")
         switch (options.string("token"), options.string("token-file")) {
         case (.some, .some):
             throw UsageError("give the token once: --token (STREAMPREVIEW_TOKEN) or --token-file, not both")

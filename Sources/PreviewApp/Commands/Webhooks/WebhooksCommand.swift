@@ -1,5 +1,6 @@
 import PreviewCore
 import PreviewRedis
+import PreviewServer
 
 /// `streampreview webhooks dead|replay`: lists the dead letters, or puts them back for delivery.
 enum WebhooksCommand {

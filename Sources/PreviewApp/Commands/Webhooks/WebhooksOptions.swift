@@ -1,26 +1,27 @@
 import PreviewCore
+import PreviewServer
 
 /// `streampreview webhooks dead|replay`: the operator's view of the dead letters, against the
 /// Redis `serve` uses.
-public struct WebhooksOptions: Sendable, Equatable {
-    public enum Action: Sendable, Equatable {
+struct WebhooksOptions: Sendable, Equatable {
+    enum Action: Sendable, Equatable {
         /// List dead letters, oldest first.
         case dead
         /// Put dead letters back for delivery: these IDs, or every one (empty).
         case replay(ids: [String])
     }
 
-    public var action = Action.dead
-    public var dataDirectory = "./.streampreview"
+    var action = Action.dead
+    var dataDirectory = "./.streampreview"
     /// An existing Redis; nil = the embedded Redis of a `serve` running on `dataDirectory`.
-    public var redisURL: String?
-    public var keyPrefix = "sp"
+    var redisURL: String?
+    var keyPrefix = "sp"
     /// At most this many dead letters listed or replayed.
-    public var limit = 1000
+    var limit = 1000
     /// A replayed delivery is tried for this long from the replay on.
-    public var maxAgeSeconds = WebhookOptions().maxAgeSeconds
+    var maxAgeSeconds = WebhookOptions().maxAgeSeconds
 
-    public init() {}
+    init() {}
 
     static let specs: [OptionSpec] = [
         OptionSpec(
