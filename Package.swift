@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// The target graph is the architecture: a pure core, one thin adapter per C
-// library, and the app that wires them.
+// The target graph is the architecture: a pure core, one thin adapter per C library, the
+// server over them (PreviewServer), the command line that wires it (PreviewApp), and the
+// Foundation-only package apps add (StreamPreviewClient, with ProtobufWire).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
