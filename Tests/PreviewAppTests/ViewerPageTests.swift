@@ -13,7 +13,8 @@ struct ViewerPageTests {
         let app = try AppHarness()
         for (path, name) in [("/", "index.html"), ("/viewer.js", "viewer.js"), ("/viewer.css", "viewer.css")] {
             let file = try Data(
-                contentsOf: URL(fileURLWithPath: TestPaths.repositoryRoot + "/Sources/PreviewServer/ViewerPage/" + name))
+                contentsOf: URL(fileURLWithPath: TestPaths.repositoryRoot + "/Sources/PreviewServer/ViewerPage/" + name)
+            )
             let response = app.send("GET", path)
             #expect(response.status == 200, "\(path)")
             #expect(response.bytes == Array(file), "\(path) is not \(name)")

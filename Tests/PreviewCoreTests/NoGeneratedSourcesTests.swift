@@ -10,7 +10,8 @@ struct NoGeneratedSourcesTests {
     static let root = TestPaths.repositoryRoot
     /// The files the binary serves; a Swift source holding a run of their lines is a copy.
     static let served = [
-        "proto/openapi.yaml", "Sources/PreviewServer/ViewerPage/index.html", "Sources/PreviewServer/ViewerPage/viewer.js",
+        "proto/openapi.yaml", "Sources/PreviewServer/ViewerPage/index.html",
+        "Sources/PreviewServer/ViewerPage/viewer.js",
         "Sources/PreviewServer/ViewerPage/viewer.css",
     ]
     /// Lines in a row that make a copy: more than any test quotes of a document.

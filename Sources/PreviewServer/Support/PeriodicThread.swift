@@ -5,7 +5,8 @@ import Synchronization
 /// wait between passes and returns only once the thread has ended, so nothing the caller stops
 /// next is pulled from under a pass. A pass that returns false ends the thread early; a long
 /// pass may poll `isStopping` to end sooner. The sweeper loop, the sweep lease's heartbeat,
-/// the metrics gauges' refresh and the store's readiness probe run on one each.
+/// the metrics gauges' refresh, the store's readiness probe and the request log's flush run on
+/// one each.
 final class PeriodicThread: Sendable {
     private let name: String
     private let interval: Double

@@ -56,11 +56,10 @@ final class RequestLines: Sendable {
         guard let interval = flushIntervalSeconds,
             flusherStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
         else { return }
-        Thread.detachNewThread { [self] in
-            while true {
-                Thread.sleep(forTimeInterval: interval)
-                flush()
-            }
+        // Never stopped: the lines of the process's last moments are flushed by whoever logs them.
+        PeriodicThread(name: "request-log", interval: interval, waitsFirst: true).start { [self] in
+            flush()
+            return true
         }
     }
 
