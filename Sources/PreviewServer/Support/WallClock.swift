@@ -36,7 +36,7 @@ package enum WallClock {
             return offset
         }
     #else
-        static let isShifted = false
+        package static let isShifted = false
 
         private static func testOffsetSeconds() -> Int64 { 0 }
     #endif
