@@ -82,8 +82,11 @@ import Testing
         var text = ""
         let swept = eventually(within: 30) {
             text = (try? api.send("GET", "/metrics").text) ?? ""
-            // The Redis gauges are refreshed every second in the background.
+            // The Redis gauges are refreshed every second in the background. A render reads the
+            // store's figures before the sweeper's, so one made between the sweeper's two deletes
+            // can show the second in the sweeper's count and not yet in the store's: wait for both.
             return text.contains("streampreview_sweeper_objects_deleted_total 2")
+                && text.contains("streampreview_storage_call_duration_seconds_count{operation=\"delete\"} 2\n")
                 && text.contains("\nstreampreview_pending_uploads 1\n")
         }
         #expect(swept, "the sweeper did not delete the replaced objects:\n\(text)")
