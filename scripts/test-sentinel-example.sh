@@ -75,6 +75,14 @@ printf '#!/bin/sh\nexec redis-server "$@" --sentinel\n' >"$scratch/redis-sentine
 chmod 0755 "$scratch/redis-sentinel"
 chmod -R a+rX "$scratch"
 
+# A run killed with -9 leaves its containers and network behind, and the network holds the subnet:
+# remove those of runs whose process is gone (the name ends in the run's process ID).
+for stale in $(podman network ls --format '{{.Name}}' | sed -n 's/^streampreview-example-\([0-9][0-9]*\)$/\1/p'); do
+  if [ "$stale" != "$$" ] && ! kill -0 "$stale" 2>/dev/null; then
+    echo "test-sentinel-example: removing the network and containers a killed run $stale left"
+    podman network rm -f "streampreview-example-$stale" >/dev/null
+  fi
+done
 subnet="${EXAMPLE_SUBNET:-10.233.77}"
 podman network create --disable-dns --subnet "$subnet.0/24" "$network" >/dev/null
 declare -A address
