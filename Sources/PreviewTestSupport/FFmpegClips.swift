@@ -9,8 +9,9 @@ import PreviewProcess
 /// Makes clips with `ffmpeg`, installing Debian's package first when it is missing and we are
 /// root; a test that needs it fails (never skips) when that is not possible.
 public enum FFmpegClips {
-    /// A 2 s, 320x240 MP4: an AAC audio track first, then an MPEG-4 Part 2 video track
-    /// (encoders built into ffmpeg itself, so any Debian build has them), made once per process.
+    /// A 2 s, 320x240 MP4: an AAC audio track first, then an H.264 video track (x264, which
+    /// Debian's ffmpeg is built with; at a quality that makes the clip outgrow a 64 KiB prefix),
+    /// made once per process.
     public static func mp4(fastStart: Bool) throws -> [UInt8] {
         try (fastStart ? cachedFastStart : cachedPlain).get()
     }
@@ -18,8 +19,14 @@ public enum FFmpegClips {
     private static let cachedFastStart = Result { try generate(extraArguments: ["-movflags", "+faststart"]) }
     private static let cachedPlain = Result { try generate(extraArguments: []) }
 
-    /// The same 2 s, 320x240 clip with `extraArguments` added before the output file (e.g. `-f mov`).
-    public static func generate(extraArguments: [String], fileExtension: String = "mp4") throws -> [UInt8] {
+    /// H.264 for `generate`'s video track.
+    public static let h264Arguments = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-pix_fmt", "yuv420p"]
+
+    /// The same 2 s, 320x240 clip with `extraArguments` added before the output file (e.g. `-f mov`),
+    /// its video encoded with `video` (the encoder and its settings).
+    public static func generate(
+        extraArguments: [String], fileExtension: String = "mp4", video: [String] = h264Arguments
+    ) throws -> [UInt8] {
         let ffmpeg = try executable.get()
         let output = NSTemporaryDirectory() + "sp-mp4-\(UUID().uuidString).\(fileExtension)"
         defer { try? FileManager.default.removeItem(atPath: output) }  // best effort
@@ -28,8 +35,8 @@ public enum FFmpegClips {
                 ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
                 "-f", "lavfi", "-i", "sine=frequency=440:duration=2",
                 "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=25",
-                "-map", "0:a", "-map", "1:v", "-c:a", "aac", "-c:v", "mpeg4", "-q:v", "5",
-            ] + extraArguments + [output]
+                "-map", "0:a", "-map", "1:v", "-c:a", "aac",
+            ] + video + extraArguments + [output]
         let result = try run(arguments, timeout: 120)
         guard result.status == 0 else {
             throw FFmpegFailure("\(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")

@@ -2,8 +2,10 @@
 /// MP4 `ftyp` box at offset 4, JPEG SOI, the PNG signature, RIFF....WEBP), plus junk that looks like none.
 public enum TestMedia {
     /// A fast-start MP4 of about `size` bytes: `ftyp` (isom), then `moov` with `mvhd` (duration `durationMs`,
-    /// timescale 1000) and one video `trak` (`tkhd` of `width` x `height`, `mdia/hdlr` type `vide`), then an `mdat`
-    /// with a position-dependent pattern (for range checks). What commit's box inspection needs, and no more.
+    /// timescale 1000) and one video `trak` (`tkhd` of `width` x `height`, `mdia/hdlr` type `vide`, and
+    /// `mdia/minf/stbl/stsd` with one H.264 `avc1` entry whose `avcC` says Constrained Baseline, level 3.0:
+    /// codecs `avc1.42E01E`), then an `mdat` with a position-dependent pattern (for range checks). What
+    /// commit's box inspection needs, and no more.
     public static func mp4(
         size: Int = 4096, seed: UInt8 = 0, durationMs: UInt32 = 10_000, width: UInt16 = 640, height: UInt16 = 360
     ) -> [UInt8] {
@@ -24,7 +26,7 @@ public enum TestMedia {
         put32(&tkhd, at: 80, UInt32(height) << 16)
         // hdlr (§8.4.3): flags, pre_defined, handler_type, reserved, empty name.
         let hdlr = [UInt8](repeating: 0, count: 8) + Array("vide".utf8) + [UInt8](repeating: 0, count: 13)
-        let trak = box("trak", box("tkhd", tkhd) + box("mdia", box("hdlr", hdlr)))
+        let trak = box("trak", box("tkhd", tkhd) + box("mdia", box("hdlr", hdlr) + avcSampleTable(width, height)))
         let moov = box("moov", box("mvhd", mvhd) + trak)
         let head = ftyp + moov
         let mdatPayload = max(0, size - head.count - 8)
@@ -67,6 +69,23 @@ public enum TestMedia {
 
     private static func pattern(count: Int, seed: UInt8) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7 &+ ($0 >> 8)) }
+    }
+
+    /// `minf/stbl/stsd` with one `avc1` VisualSampleEntry (ISO/IEC 14496-12 §12.1.3: reserved, data
+    /// reference index 1, pre_defined, width, height, 72 dpi twice, frame count 1, an empty compressor
+    /// name, depth 24, pre_defined -1) holding an `avcC` (ISO/IEC 14496-15 §5.3.3) without parameter sets.
+    public static func avcSampleTable(_ width: UInt16, _ height: UInt16) -> [UInt8] {
+        var entry = [UInt8](repeating: 0, count: 78)
+        entry[7] = 1
+        entry.replaceSubrange(
+            24..<28, with: [UInt8(width >> 8), UInt8(width & 0xFF), UInt8(height >> 8), UInt8(height & 0xFF)])
+        put32(&entry, at: 28, 0x0048_0000)
+        put32(&entry, at: 32, 0x0048_0000)
+        entry[41] = 1
+        entry.replaceSubrange(74..<78, with: [0x00, 0x18, 0xFF, 0xFF])
+        let avcC: [UInt8] = [1, 0x42, 0xE0, 0x1E, 0xFF, 0xE0, 0x00]
+        let stsd = [0, 0, 0, 0] + bigEndian32(1) + box("avc1", entry + box("avcC", avcC))
+        return box("minf", box("stbl", box("stsd", stsd)))
     }
 
     private static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {

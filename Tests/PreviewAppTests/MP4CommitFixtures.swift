@@ -1,7 +1,8 @@
 import Foundation
+import PreviewTestSupport
 
 /// Small hand-built MP4s for app tests (ISO/IEC 14496-12 boxes): `ftyp`, then `moov` with an
-/// `mvhd` and one video `trak`, and `mdat`, in either order.
+/// `mvhd` and one H.264 video `trak` (`TestMedia.avcSampleTable`), and `mdat`, in either order.
 enum MP4Clip {
     static func make(
         durationMs: UInt32 = 2000, width: UInt32 = 320, height: UInt32 = 240, fastStart: Bool = true,
@@ -17,7 +18,9 @@ enum MP4Clip {
             be32(0) + be32(0) + be32(1) + be32(0) + be32(durationMs) + [UInt8](repeating: 0, count: 16) + identity
                 + be32(width << 16) + be32(height << 16))
         let hdlr = fullBox("hdlr", be32(0) + Array("vide".utf8) + [UInt8](repeating: 0, count: 13))
-        let moov = box("moov", mvhd + box("trak", tkhd + box("mdia", hdlr)))
+        let sampleTable = TestMedia.avcSampleTable(
+            UInt16(truncatingIfNeeded: width), UInt16(truncatingIfNeeded: height))
+        let moov = box("moov", mvhd + box("trak", tkhd + box("mdia", hdlr + sampleTable)))
         let ftyp = box("ftyp", Array("isom".utf8) + be32(0x200) + Array("isomiso2".utf8))
         let mdat = box("mdat", (0..<mdatBytes).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         return ftyp + (fastStart ? moov + mdat : mdat + moov)

@@ -87,6 +87,10 @@ enum MP4Build {
 
     static func moov(_ children: [UInt8]...) -> [UInt8] { box("moov", children.flatMap { $0 }) }
 
+    /// What the inspector says of a video `trak` built here: its `minf` has no sample table, so
+    /// the codec is unknown (a clip commit refuses; these tests are about the other fields).
+    static let noSampleTable = MP4SampleDescription.unreadable("the video track has no stsd (sample description) box")
+
     /// `mdat` of `count` bytes of a pattern.
     static func mdat(_ count: Int) -> [UInt8] { box("mdat", (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131) }) }
 

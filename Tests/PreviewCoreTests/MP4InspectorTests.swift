@@ -9,7 +9,12 @@ struct MP4InspectorTests {
     @Test func aFastStartClipIsReadFromThePrefixAlone() {
         let file = B.clip(fastStart: true)
         let first = MP4Inspector.inspect(prefix: file, totalSize: Int64(file.count))
-        #expect(first == .complete(MP4Info(durationMs: 2500, width: 640, height: 360, fastStart: true)))
+        #expect(
+            first
+                == .complete(
+                    MP4Info(
+                        durationMs: 2500, width: 640, height: 360, fastStart: true,
+                        sampleDescription: MP4Build.noSampleTable)))
     }
 
     @Test func aClipWithMoovAfterMdatAsksForTheTailAndIsNotFastStart() throws {
@@ -17,14 +22,22 @@ struct MP4InspectorTests {
         let moovStart = B.ftyp().count + 8 + 100_000
         let (first, final) = MP4Run.inspect(file)
         #expect(first == .needMore(offset: Int64(moovStart), length: file.count - moovStart))
-        #expect(final == .complete(MP4Info(durationMs: 2500, width: 640, height: 360, fastStart: false)))
+        #expect(
+            final
+                == .complete(
+                    MP4Info(
+                        durationMs: 2500, width: 640, height: 360, fastStart: false,
+                        sampleDescription: MP4Build.noSampleTable)))
     }
 
     @Test func aClipWithMoovAfterMdatInsideThePrefixNeedsNoSecondRead() {
         let file = B.clip(fastStart: false, mdatBytes: 100)
         #expect(
             MP4Run.inspect(file).first
-                == .complete(MP4Info(durationMs: 2500, width: 640, height: 360, fastStart: false)))
+                == .complete(
+                    MP4Info(
+                        durationMs: 2500, width: 640, height: 360, fastStart: false,
+                        sampleDescription: MP4Build.noSampleTable)))
     }
 
     @Test func aMoovThatStartsInThePrefixButEndsPastItIsAskedForExactly() {
@@ -55,7 +68,10 @@ struct MP4InspectorTests {
         // (2^32 + 45000) / 90000 s = 47722.358... s
         #expect(
             MP4Run.inspect(file).final
-                == .complete(MP4Info(durationMs: 47_722_358, width: 1920, height: 1080, fastStart: true)))
+                == .complete(
+                    MP4Info(
+                        durationMs: 47_722_358, width: 1920, height: 1080, fastStart: true,
+                        sampleDescription: MP4Build.noSampleTable)))
     }
 
     @Test(
@@ -76,7 +92,9 @@ struct MP4InspectorTests {
         ] {
             let file = B.ftyp() + B.moov(mvhd, B.trak(handler: "vide", width: 8, height: 6)) + B.mdat(4)
             #expect(
-                MP4Run.info(MP4Run.inspect(file).final) == MP4Info(durationMs: 0, width: 8, height: 6, fastStart: true))
+                MP4Run.info(MP4Run.inspect(file).final)
+                    == MP4Info(
+                        durationMs: 0, width: 8, height: 6, fastStart: true, sampleDescription: MP4Build.noSampleTable))
         }
     }
 
@@ -96,7 +114,9 @@ struct MP4InspectorTests {
             + B.mdat(4)
         #expect(
             MP4Run.info(MP4Run.inspect(file).final)
-                == MP4Info(durationMs: 2000, width: 320, height: 240, fastStart: true))
+                == MP4Info(
+                    durationMs: 2000, width: 320, height: 240, fastStart: true,
+                    sampleDescription: MP4Build.noSampleTable))
     }
 
     @Test func aClipWithoutAVideoTrackHasNoSize() {
@@ -121,13 +141,23 @@ struct MP4InspectorTests {
         let file = B.ftyp() + B.largeBox("mdat", [UInt8](repeating: 9, count: 70_000)) + B.largeBox("free") + moov
         let (first, final) = MP4Run.inspect(file)
         #expect(first == .needMore(offset: Int64(B.ftyp().count + 16 + 70_000), length: 16 + moov.count))
-        #expect(final == .complete(MP4Info(durationMs: 1500, width: 64, height: 48, fastStart: false)))
+        #expect(
+            final
+                == .complete(
+                    MP4Info(
+                        durationMs: 1500, width: 64, height: 48, fastStart: false,
+                        sampleDescription: MP4Build.noSampleTable)))
     }
 
     @Test func aSizeZeroMoovRunsToTheEndOfTheFile() {
         let body = B.mvhd(timescale: 1000, duration: 42) + B.trak(handler: "vide", width: 2, height: 2)
         let file = B.ftyp() + B.mdat(20) + B.openBox("moov", body)
-        #expect(MP4Run.inspect(file).final == .complete(MP4Info(durationMs: 42, width: 2, height: 2, fastStart: false)))
+        #expect(
+            MP4Run.inspect(file).final
+                == .complete(
+                    MP4Info(
+                        durationMs: 42, width: 2, height: 2, fastStart: false, sampleDescription: MP4Build.noSampleTable
+                    )))
     }
 
     @Test func aSizeZeroMdatWithoutMoovIsAnUnfinishedRecording() {

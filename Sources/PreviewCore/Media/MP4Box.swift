@@ -31,6 +31,19 @@ enum FourCC {
     static let mdia = make("mdia")
     static let hdlr = make("hdlr")
     static let vide = make("vide")
+    static let minf = make("minf")
+    static let stbl = make("stbl")
+    static let stsd = make("stsd")
+    static let avc1 = make("avc1")
+    static let avc3 = make("avc3")
+    static let avcC = make("avcC")
+    static let hvc1 = make("hvc1")
+    static let hev1 = make("hev1")
+    static let hvcC = make("hvcC")
+    static let av01 = make("av01")
+    static let av1C = make("av1C")
+    static let vp09 = make("vp09")
+    static let vpcC = make("vpcC")
 
     /// `moov` for messages; bytes outside printable ASCII as `\xNN`.
     static func text(_ code: UInt32) -> String {

@@ -9,12 +9,24 @@ public struct MP4Info: Sendable, Equatable {
     /// Whether `moov` comes before any `mdat`, so a player can start before the whole file
     /// has arrived (what `ffmpeg -movflags +faststart` arranges).
     public var fastStart: Bool
+    /// The first video track's codec, from its sample description.
+    public var sampleDescription: MP4SampleDescription
 
-    public init(durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false) {
+    public init(
+        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
+        sampleDescription: MP4SampleDescription = .noVideoTrack
+    ) {
         self.durationMs = durationMs
         self.width = width
         self.height = height
         self.fastStart = fastStart
+        self.sampleDescription = sampleDescription
+    }
+
+    /// The codec's RFC 6381 string; empty when no codec was read.
+    public var codecs: String {
+        if case .video(let codec) = sampleDescription { return codec.codecs }
+        return ""
     }
 }
 
@@ -44,8 +56,9 @@ public enum MP4Inspector {
         public var maxMoovBytes = 4 * 1024 * 1024
         /// Box headers read in all, top level and inside `moov`.
         public var maxBoxes = 10_000
-        /// Container nesting below the top level (`moov/trak/mdia/hdlr` needs 3).
-        public var maxDepth = 4
+        /// Container nesting below the top level (`moov/trak/mdia/minf/stbl/stsd/avc1/avcC`
+        /// needs 7).
+        public var maxDepth = 8
 
         public init() {}
     }
@@ -105,7 +118,7 @@ public enum MP4Inspector {
                     return .complete(
                         MP4Info(
                             durationMs: movie.durationMs, width: movie.width, height: movie.height,
-                            fastStart: !sawMediaData))
+                            fastStart: !sawMediaData, sampleDescription: movie.sampleDescription))
                 }
                 if header.type == FourCC.mdat { sawMediaData = true }
                 offset = header.end

@@ -3,6 +3,7 @@ struct MP4MovieSummary: Sendable, Equatable {
     var durationMs: Int64 = 0
     var width: Int32 = 0
     var height: Int32 = 0
+    var sampleDescription = MP4SampleDescription.noVideoTrack
 }
 
 /// The work allowance of one inspection: every box header read counts against it.
@@ -31,10 +32,12 @@ struct MP4Invalid: Error, Equatable {
 }
 
 /// Reads `moov` (ISO/IEC 14496-12 §8.2.1) once all of its bytes are in the window: `mvhd` for
-/// the duration, and the first `trak` whose `mdia/hdlr` handler is `vide` for the size.
+/// the duration, and the first `trak` whose `mdia/hdlr` handler is `vide` for the size and,
+/// from its `mdia/minf/stbl/stsd`, the codec.
 ///
-/// Only `moov`, `trak` and `mdia` are descended into, so nesting is three levels deep by
-/// construction; every other box (`udta`, `meta`, `edts`, ...) is skipped by its size.
+/// Only `moov`, `trak`, `mdia`, `minf`, `stbl`, `stsd` and its first entry are descended into,
+/// so nesting is seven levels deep by construction; every other box (`udta`, `meta`, `edts`,
+/// ...) is skipped by its size.
 enum MP4Movie {
     static func read(_ moov: MP4BoxHeader, in window: MP4ByteWindow, budget: inout MP4Budget) throws(MP4Invalid)
         -> MP4MovieSummary
@@ -48,9 +51,10 @@ enum MP4Movie {
                 sawHeader = true
                 summary.durationMs = try durationMs(mvhd: payload(of: child, in: window))
             case FourCC.trak where !sawVideo:
-                if let size = try videoSize(trak: child, in: window, budget: &budget) {
+                if let track = try videoTrack(trak: child, in: window, budget: &budget) {
                     sawVideo = true
-                    (summary.width, summary.height) = size
+                    (summary.width, summary.height) = track.size
+                    summary.sampleDescription = track.sampleDescription
                 }
             default:
                 continue
@@ -61,28 +65,53 @@ enum MP4Movie {
     }
 
     /// The width and height of a track if it is a video track (`hdlr` type `vide`) with a
-    /// `tkhd`; nil for other tracks. The `tkhd` matrix (rotation) is not applied: the size is
-    /// the track's, as stored, so a portrait clip recorded rotated reports landscape numbers.
-    static func videoSize(trak: MP4BoxHeader, in window: MP4ByteWindow, budget: inout MP4Budget) throws(MP4Invalid)
-        -> (Int32, Int32)?
+    /// `tkhd`, and its sample description; nil for other tracks. The `tkhd` matrix (rotation) is
+    /// not applied: the size is the track's, as stored, so a portrait clip recorded rotated
+    /// reports landscape numbers.
+    static func videoTrack(trak: MP4BoxHeader, in window: MP4ByteWindow, budget: inout MP4Budget) throws(MP4Invalid)
+        -> (size: (Int32, Int32), sampleDescription: MP4SampleDescription)?
     {
         var size: (Int32, Int32)?
         var handler: UInt32?
+        var sampleDescription = MP4SampleDescription.unreadable("the video track has no stsd (sample description) box")
         for child in try children(of: trak, in: window, depth: 2, budget: &budget) {
             switch child.type {
             case FourCC.tkhd where size == nil:
                 size = try dimensions(tkhd: payload(of: child, in: window))
             case FourCC.mdia where handler == nil:
-                for inner in try children(of: child, in: window, depth: 3, budget: &budget)
-                where inner.type == FourCC.hdlr {
-                    handler = try handlerType(hdlr: payload(of: inner, in: window))
-                    break
+                let media = try children(of: child, in: window, depth: 3, budget: &budget)
+                if let hdlr = media.first(where: { $0.type == FourCC.hdlr }) {
+                    handler = try handlerType(hdlr: payload(of: hdlr, in: window))
+                }
+                guard handler == FourCC.vide else { continue }
+                if let stsd = try descend(
+                    from: media, through: [FourCC.minf, FourCC.stbl, FourCC.stsd], depth: 4,
+                    in: window, budget: &budget)
+                {
+                    sampleDescription = MP4SampleEntryReader.read(stsd: stsd, in: window, depth: 6, budget: &budget)
                 }
             default:
                 continue
             }
         }
-        return handler == FourCC.vide ? size : nil
+        guard handler == FourCC.vide, let size else { return nil }
+        return (size, sampleDescription)
+    }
+
+    /// The box at the end of `path`, looked up from `boxes` one level at a time (the first of
+    /// each type); nil when a box on the way is missing.
+    static func descend(
+        from boxes: [MP4BoxHeader], through path: [UInt32], depth: Int, in window: MP4ByteWindow,
+        budget: inout MP4Budget
+    ) throws(MP4Invalid) -> MP4BoxHeader? {
+        var level = boxes
+        var found: MP4BoxHeader?
+        for (step, type) in path.enumerated() {
+            guard let box = level.first(where: { $0.type == type }) else { return nil }
+            found = box
+            if step < path.count - 1 { level = try children(of: box, in: window, depth: depth + step, budget: &budget) }
+        }
+        return found
     }
 
     /// The boxes directly inside `parent`, in order. A few trailing zero bytes (fewer than a
@@ -90,29 +119,50 @@ enum MP4Movie {
     static func children(of parent: MP4BoxHeader, in window: MP4ByteWindow, depth: Int, budget: inout MP4Budget)
         throws(MP4Invalid) -> [MP4BoxHeader]
     {
+        try children(from: parent.payloadStart, to: parent.end, of: parent, in: window, depth: depth, budget: &budget)
+    }
+
+    /// The boxes from `start` to `end` inside `parent`: its payload, or what follows the fields
+    /// of a box that has both (a sample entry, `stsd`).
+    static func children(
+        from start: Int64, to end: Int64, of parent: MP4BoxHeader, in window: MP4ByteWindow, depth: Int,
+        budget: inout MP4Budget
+    ) throws(MP4Invalid) -> [MP4BoxHeader] {
         guard depth <= budget.maxDepth else { throw MP4Invalid("boxes nested deeper than \(budget.maxDepth) levels") }
         var found: [MP4BoxHeader] = []
-        var offset = parent.payloadStart
-        while offset < parent.end {
-            if parent.end - offset < 8,
-                let rest = window.slice(at: offset, count: parent.end - offset), rest.allSatisfy({ $0 == 0 })
+        var offset = start
+        while offset < end {
+            if end - offset < 8, let rest = window.slice(at: offset, count: end - offset), rest.allSatisfy({ $0 == 0 })
             {
                 break
             }
-            try budget.spend(at: offset)
-            switch Result(catching: { () throws(MP4HeaderProblem) in
-                try MP4BoxHeader.read(in: window, at: offset, limit: parent.end)
-            }) {
-            case .success(let header):
-                found.append(header)
-                offset = header.end
-            case .failure(.unavailable):
-                throw MP4Invalid("the '\(FourCC.text(parent.type))' box at offset \(parent.start) was not read whole")
-            case .failure(.malformed(let reason)):
-                throw MP4Invalid("inside '\(FourCC.text(parent.type))': \(reason)")
-            }
+            found.append(try box(at: offset, end: end, of: parent, in: window, budget: &budget))
+            offset = found[found.count - 1].end
         }
         return found
+    }
+
+    /// The first box from `start` inside `parent` (an `stsd`'s first entry).
+    static func firstChild(
+        from start: Int64, to end: Int64, of parent: MP4BoxHeader, in window: MP4ByteWindow, budget: inout MP4Budget
+    ) throws(MP4Invalid) -> MP4BoxHeader {
+        try box(at: start, end: end, of: parent, in: window, budget: &budget)
+    }
+
+    private static func box(
+        at offset: Int64, end: Int64, of parent: MP4BoxHeader, in window: MP4ByteWindow, budget: inout MP4Budget
+    ) throws(MP4Invalid) -> MP4BoxHeader {
+        try budget.spend(at: offset)
+        switch Result(catching: { () throws(MP4HeaderProblem) in
+            try MP4BoxHeader.read(in: window, at: offset, limit: end)
+        }) {
+        case .success(let header):
+            return header
+        case .failure(.unavailable):
+            throw MP4Invalid("the '\(FourCC.text(parent.type))' box at offset \(parent.start) was not read whole")
+        case .failure(.malformed(let reason)):
+            throw MP4Invalid("inside '\(FourCC.text(parent.type))': \(reason)")
+        }
     }
 
     static func payload(of box: MP4BoxHeader, in window: MP4ByteWindow) throws(MP4Invalid) -> ArraySlice<UInt8> {
