@@ -113,6 +113,7 @@ extension FeedItem: ResponseMessage {
             case 15: stale = try reader.readBool(field)
             case 16: shareUrl = try reader.readString(field, name: "shareUrl")
             case 17: downloadUrl = try reader.readString(field, name: "downloadUrl")
+            case 18: codecs = try reader.readString(field, name: "codecs")
             default: try reader.skip(field)
             }
         }

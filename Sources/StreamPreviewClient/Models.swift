@@ -37,6 +37,10 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
     public var shareUrl: String
     /// A GET URL of the clip that saves it as a file; empty unless the server offers downloads.
     public var downloadUrl: String
+    /// The clip's video codec as RFC 6381 writes it (`avc1.42E01E`): check it with
+    /// `AVURLAsset.isPlayableExtendedMIMEType` or `MediaSource.isTypeSupported` before loading;
+    /// empty when the server did not say.
+    public var codecs: String
 
     public var id: Int64 { streamId }
 
@@ -44,7 +48,7 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         streamId: Int64, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0, liked: Bool = false,
         seen: Bool = false, previewVersion: Int64 = 1, updatedAt: Int64 = 0, expiresAt: Int64 = 0,
         durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false, stale: Bool = false,
-        labels: [String: String] = [:], shareUrl: String = "", downloadUrl: String = ""
+        labels: [String: String] = [:], shareUrl: String = "", downloadUrl: String = "", codecs: String = ""
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -63,11 +67,12 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         self.labels = labels
         self.shareUrl = shareUrl
         self.downloadUrl = downloadUrl
+        self.codecs = codecs
     }
 
     enum CodingKeys: String, CodingKey {
         case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt, durationMs
-        case width, height, fastStart, stale, labels, shareUrl, downloadUrl
+        case width, height, fastStart, stale, labels, shareUrl, downloadUrl, codecs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,10 +94,11 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         labels = try c.decodeIfPresent([String: String].self, forKey: .labels) ?? [:]
         shareUrl = try c.decodeIfPresent(String.self, forKey: .shareUrl) ?? ""
         downloadUrl = try c.decodeIfPresent(String.self, forKey: .downloadUrl) ?? ""
+        codecs = try c.decodeIfPresent(String.self, forKey: .codecs) ?? ""
     }
 
-    /// Writes the proto3 JSON mapping the server writes (int64 as strings; labels and the two
-    /// optional URLs left out when empty).
+    /// Writes the proto3 JSON mapping the server writes (int64 as strings; labels, the two
+    /// optional URLs and the codecs left out when empty).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(String(streamId), forKey: .streamId)
@@ -112,6 +118,7 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         if !labels.isEmpty { try c.encode(labels, forKey: .labels) }
         if !shareUrl.isEmpty { try c.encode(shareUrl, forKey: .shareUrl) }
         if !downloadUrl.isEmpty { try c.encode(downloadUrl, forKey: .downloadUrl) }
+        if !codecs.isEmpty { try c.encode(codecs, forKey: .codecs) }
     }
 }
 

@@ -27,7 +27,8 @@ final class AppHarness {
         policy: UploadPolicy = UploadPolicy(), publicBaseURL: String? = nil, fastStart: FastStartPolicy = .warn,
         failpoints: PreviewStore.Failpoints = PreviewStore.Failpoints(), sweep: SweepSettings = SweepSettings(),
         replicaWait: ReplicaWait = ReplicaWait(), viewerCacheEntries: Int = 0, listenerIdleSeconds: Double = 30,
-        cors: CORSPolicy? = nil, rateLimits: RateLimits? = nil, trustedProxies: TrustedProxies = TrustedProxies()
+        cors: CORSPolicy? = nil, rateLimits: RateLimits? = nil, trustedProxies: TrustedProxies = TrustedProxies(),
+        allowedCodecs: Set<MP4VideoCodec.Family> = [.h264]
     ) throws {
         redis = try RedisServerFixture()
         directory = NSTemporaryDirectory() + "sp-app-\(UUID().uuidString.prefix(8))"
@@ -50,6 +51,7 @@ final class AppHarness {
             nowMilliseconds: { clock.milliseconds })
         context.cors = cors
         context.trustedProxies = trustedProxies
+        context.allowedCodecs = allowedCodecs
         if let rateLimits {
             context.rateLimiting = RateLimiting(
                 limits: rateLimits, limiter: RateLimiter(client: store.pool, keys: store.keys),

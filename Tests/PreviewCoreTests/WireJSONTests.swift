@@ -10,7 +10,7 @@ struct WireJSONTests {
     @Test func defaultValuesAreAllWrittenWithInt64AsStringsAndKeysSorted() {
         #expect(
             Self.text(FeedItem().jsonBytes()) == """
-                {"downloadUrl":"","durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0",\
+                {"codecs":"","downloadUrl":"","durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0",\
                 "movieUrl":"","previewVersion":"0","seen":false,"shareUrl":"","stale":false,"streamId":"0",\
                 "thumbnailUrl":"","updatedAt":"0","width":0}
                 """)

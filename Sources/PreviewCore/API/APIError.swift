@@ -48,6 +48,9 @@ public struct APIError: Error, Sendable, Equatable {
         case objectContentMismatch = "object_content_mismatch"
         /// The clip's `moov` box comes after its media data and the server requires fast-start.
         case clipNotFastStart = "clip_not_fast_start"
+        /// The clip's video is in a codec `--allowed-codecs` does not list, or its sample
+        /// description (the codec) cannot be read.
+        case unsupportedCodec = "unsupported_codec"
         /// The operator's moderation hook (`--commit-hook-url`) refused the preview; the message
         /// is the hook's reason.
         case rejectedByHook = "rejected_by_hook"
@@ -88,7 +91,8 @@ public struct APIError: Error, Sendable, Equatable {
             case .payloadTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .rangeNotSatisfiable: return 416
-            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart, .rejectedByHook:
+            case .objectSizeMismatch, .objectTypeMismatch, .objectContentMismatch, .clipNotFastStart, .unsupportedCodec,
+                .rejectedByHook:
                 return 422
             case .tooManyPendingUploads, .storageQuotaExceeded, .rateLimited: return 429
             case .internalError: return 500

@@ -22,6 +22,9 @@ public struct PreviewRecord: Sendable, Equatable {
     public var width: Int32
     public var height: Int32
     public var fastStart: Bool
+    /// The clip's video codec as RFC 6381 has it (`avc1.42E01E`); empty when unknown (a record
+    /// written before the field existed, which then has no hash field for it).
+    public var codecs: String
     /// What the commit hook attached (`PreviewLabels`); empty for most previews, which then
     /// keep no hash field for it.
     public var labels: [String: String]
@@ -30,7 +33,7 @@ public struct PreviewRecord: Sendable, Equatable {
         streamId: Int64, version: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movieType: MediaType, thumbnailType: MediaType, movieBytes: Int64, thumbnailBytes: Int64,
         movieURL: String? = nil, thumbnailURL: String? = nil, updatedAt: Int64, expiresAt: Int64,
-        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
+        durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false, codecs: String = "",
         labels: [String: String] = [:]
     ) {
         self.streamId = streamId
@@ -50,6 +53,7 @@ public struct PreviewRecord: Sendable, Equatable {
         self.width = width
         self.height = height
         self.fastStart = fastStart
+        self.codecs = codecs
         self.labels = labels
     }
 
@@ -75,6 +79,8 @@ public struct PreviewRecord: Sendable, Equatable {
         public static let height = "height"
         /// "1" or "0".
         public static let fastStart = "fastStart"
+        /// Absent when unknown.
+        public static let codecs = "codecs"
         /// `PreviewLabels.encode`; absent when there are none.
         public static let labels = "labels"
     }
@@ -91,6 +97,7 @@ public struct PreviewRecord: Sendable, Equatable {
         ]
         if let movieURL { fields.append((Field.movieURL, movieURL)) }
         if let thumbnailURL { fields.append((Field.thumbnailURL, thumbnailURL)) }
+        if !codecs.isEmpty { fields.append((Field.codecs, codecs)) }
         if !labels.isEmpty { fields.append((Field.labels, PreviewLabels.encode(labels))) }
         return fields
     }
@@ -115,7 +122,7 @@ public struct PreviewRecord: Sendable, Equatable {
             durationMs: fields[Field.durationMs].flatMap { Int64($0) } ?? 0,
             width: fields[Field.width].flatMap { Int32($0) } ?? 0,
             height: fields[Field.height].flatMap { Int32($0) } ?? 0,
-            fastStart: fields[Field.fastStart] == "1",
+            fastStart: fields[Field.fastStart] == "1", codecs: fields[Field.codecs] ?? "",
             labels: fields[Field.labels].flatMap(PreviewLabels.decode) ?? [:])
     }
 }

@@ -1,4 +1,5 @@
 public import ProtobufWire
+
 /// One entry of the feed; also the answer to a commit
 /// (`message FeedItem` in proto/stream_preview.proto).
 public struct FeedItem: Sendable, Equatable {
@@ -41,12 +42,17 @@ public struct FeedItem: Sendable, Equatable {
     /// Field 17: the clip's GET URL that makes a browser save it (`Content-Disposition:
     /// attachment` with a file name), signed like `movieUrl`.
     public var downloadUrl: String
+    /// Field 18: the clip's video codec as RFC 6381 has it (`avc1.42E01E`), for
+    /// `MediaSource.isTypeSupported` or `canPlayType` before loading; empty when unknown (a
+    /// preview committed before the field existed).
+    public var codecs: String
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
         expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
-        labels: [String: String] = [:], stale: Bool = false, shareUrl: String = "", downloadUrl: String = ""
+        labels: [String: String] = [:], stale: Bool = false, shareUrl: String = "", downloadUrl: String = "",
+        codecs: String = ""
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -65,6 +71,7 @@ public struct FeedItem: Sendable, Equatable {
         self.stale = stale
         self.shareUrl = shareUrl
         self.downloadUrl = downloadUrl
+        self.codecs = codecs
     }
 }
 
@@ -98,6 +105,7 @@ extension FeedItem: WireMessage {
             case (15, .varint): stale = try reader.readBool(field)
             case (16, .lengthDelimited): shareUrl = try reader.readString(field, name: "shareUrl")
             case (17, .lengthDelimited): downloadUrl = try reader.readString(field, name: "downloadUrl")
+            case (18, .lengthDelimited): codecs = try reader.readString(field, name: "codecs")
             default: try reader.skip(field)
             }
         }
@@ -122,6 +130,7 @@ extension FeedItem: WireMessage {
         writer.writeBool(field: 15, stale)
         writer.writeString(field: 16, shareUrl)
         writer.writeString(field: 17, downloadUrl)
+        writer.writeString(field: 18, codecs)
         return writer.bytes
     }
 
@@ -138,6 +147,8 @@ extension FeedItem: WireMessage {
     /// Writes the item's JSON object (also as an element of `FeedResponse.items`).
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.key("codecs")
+        writer.string(codecs)
         writer.key("downloadUrl")
         writer.string(downloadUrl)
         writer.key("durationMs")
@@ -184,7 +195,8 @@ extension FeedItem: WireMessage {
             previewVersion: dto.previewVersion?.value ?? 0, updatedAt: dto.updatedAt?.value ?? 0,
             expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
             height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false, labels: dto.labels ?? [:],
-            stale: dto.stale ?? false, shareUrl: dto.shareUrl ?? "", downloadUrl: dto.downloadUrl ?? "")
+            stale: dto.stale ?? false, shareUrl: dto.shareUrl ?? "", downloadUrl: dto.downloadUrl ?? "",
+            codecs: dto.codecs ?? "")
     }
 
     var dto: DTO {
@@ -193,7 +205,7 @@ extension FeedItem: WireMessage {
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
             expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
             height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale,
-            shareUrl: shareUrl, downloadUrl: downloadUrl)
+            shareUrl: shareUrl, downloadUrl: downloadUrl, codecs: codecs)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -216,11 +228,12 @@ extension FeedItem: WireMessage {
         var stale: Bool?
         var shareUrl: String?
         var downloadUrl: String?
+        var codecs: String?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
             case durationMs, width, height, fastStart, labels
-            case stale, shareUrl, downloadUrl
+            case stale, shareUrl, downloadUrl, codecs
         }
     }
 }

@@ -163,7 +163,7 @@ struct UploadHandlers: Sendable {
             movieURL: context.publicURL(of: pending.movieKey),
             thumbnailURL: context.publicURL(of: pending.thumbnailKey),
             updatedAt: now, expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
-            height: clip.height, fastStart: clip.fastStart, labels: labels)
+            height: clip.height, fastStart: clip.fastStart, codecs: clip.codecs, labels: labels)
         let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
             context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())
@@ -243,6 +243,7 @@ struct UploadHandlers: Sendable {
         }
         switch inspection {
         case .complete(let info):
+            try requireAllowedCodec(info.sampleDescription)
             guard !info.fastStart else { return info }
             switch context.fastStart {
             case .require:
@@ -263,6 +264,28 @@ struct UploadHandlers: Sendable {
             // The second inspect never asks for more; kept exhaustive rather than trapping.
             throw APIError(
                 .objectContentMismatch, "the movie's metadata (moov box) could not be reached", target: "movie")
+        }
+    }
+
+    /// Refuses a clip whose video is not in a codec `--allowed-codecs` lists, or whose codec
+    /// cannot be told: a player that cannot decode it shows a black cell.
+    private func requireAllowedCodec(_ description: MP4SampleDescription) throws {
+        let allowed = MP4VideoCodec.Family.allCases.filter { $0 != .other && context.allowedCodecs.contains($0) }
+        let accepted = "this server accepts " + allowed.map(\.displayName).joined(separator: ", ")
+        switch description {
+        case .video(let codec) where codec.family != .other && context.allowedCodecs.contains(codec.family):
+            return
+        case .video(let codec):
+            throw APIError(
+                .unsupportedCodec,
+                "the movie's video is \(codec.family.displayName) (\(codec.codecs)); \(accepted) "
+                    + "(--allowed-codecs); re-encode it, for example with ffmpeg -c:v libx264",
+                target: "movie")
+        case .unreadable(let reason):
+            throw APIError(
+                .unsupportedCodec, "the movie's video codec cannot be read (\(reason)); \(accepted)", target: "movie")
+        case .noVideoTrack:
+            throw APIError(.unsupportedCodec, "the movie has no video track; \(accepted)", target: "movie")
         }
     }
 

@@ -49,6 +49,8 @@ package struct AppContext: Sendable {
     package var serverURL = ServerBaseURL()
     /// The schemes besides https a watch URL may have (`--watch-url-schemes`: apps' deep links).
     package var watchURLSchemes: Set<String> = []
+    /// The video codecs commit accepts in a clip (`--allowed-codecs`).
+    package var allowedCodecs: Set<MP4VideoCodec.Family> = [.h264]
 
     package init(
         store: PreviewStore, storage: any ObjectStorage, localStore: LocalObjectStore?, policy: UploadPolicy,
@@ -123,7 +125,8 @@ package struct AppContext: Sendable {
             width: preview.width, height: preview.height, fastStart: preview.fastStart, labels: preview.labels,
             stale: now >= Self.staleAt(preview, previewRefresh: previewRefresh),
             shareUrl: serverURL.shareURL(streamId: preview.streamId),
-            downloadUrl: try storage.downloadURL(key: preview.movieKey, disposition: disposition, now: now))
+            downloadUrl: try storage.downloadURL(key: preview.movieKey, disposition: disposition, now: now),
+            codecs: preview.codecs)
     }
 
     /// When a preview turns stale: its commit time + the refresh time.

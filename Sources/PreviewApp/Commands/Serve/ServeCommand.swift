@@ -98,6 +98,7 @@ enum ServeCommand {
         context.metricsMaxAgeMilliseconds = options.metricsMaxAgeMilliseconds
         context.cors = options.cors
         context.trustedProxies = options.trustedProxies
+        context.allowedCodecs = options.allowedCodecs
         context.commitHook = options.commitHook?.makeHook(
             keys: commitHookKeys ?? [], storage: storage, workerThreads: options.workerThreads,
             metrics: metrics.commitHook)

@@ -24,6 +24,7 @@ struct ServeOptions: Sendable, Equatable {
     var policy = UploadPolicy()
     /// What commit does with a clip whose `moov` box comes after its media data.
     var fastStart = FastStartPolicy.warn
+    var allowedCodecs: Set<MP4VideoCodec.Family> = [.h264]
     /// HTTP I/O threads, which also answer every request that needs only memory and Redis.
     var threads = 8
     /// Threads for requests that may wait on object storage or disk (commit, objects).
@@ -160,6 +161,11 @@ struct ServeOptions: Sendable, Equatable {
                 flag: "fast-start", environment: "STREAMPREVIEW_FAST_START",
                 help:
                     "clips whose moov box follows the media data: require (refuse, 422) or warn (publish with fastStart false) (default warn)"
+            ),
+            OptionSpec(
+                flag: "allowed-codecs", environment: "STREAMPREVIEW_ALLOWED_CODECS",
+                help:
+                    "video codecs a clip may be in, comma-separated, of h264, hevc, av1 and vp9; any other clip is refused at commit (422 unsupported_codec) (default h264: the one every browser and phone decodes)"
             ),
             OptionSpec(
                 flag: "threads", environment: "STREAMPREVIEW_THREADS",
@@ -331,6 +337,9 @@ struct ServeOptions: Sendable, Equatable {
             }
             serve.fastStart = policy
         }
+        if let list = options.string("allowed-codecs") {
+            serve.allowedCodecs = try Self.codecFamilies(list)
+        }
         serve.threads = Int(try options.int64("threads", default: Int64(serve.threads), range: 1...256))
         serve.workerThreads = Int(
             try options.int64("worker-threads", default: Int64(serve.workerThreads), range: 1...256))
@@ -394,6 +403,21 @@ struct ServeOptions: Sendable, Equatable {
             blocks.append(block)
         }
         return TrustedProxies(blocks)
+    }
+
+    /// `--allowed-codecs h264,hevc`: names of `MP4VideoCodec.Family`, at least one.
+    static func codecFamilies(_ list: String) throws(UsageError) -> Set<MP4VideoCodec.Family> {
+        let allowable = MP4VideoCodec.Family.allCases.filter { $0 != .other }
+        var families: Set<MP4VideoCodec.Family> = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let family = MP4VideoCodec.Family(rawValue: trimmed), family != .other else {
+                throw UsageError(
+                    "--allowed-codecs takes \(allowable.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            families.insert(family)
+        }
+        return families
     }
 
     static func commitWindow(_ options: ParsedOptions) throws(UsageError) -> Int64 {
