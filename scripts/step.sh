@@ -15,7 +15,7 @@ status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     {
         echo "== why step '$*' failed (from its $(wc -l <"$log") lines of output)"
-        grep -E -m 40 '✘|Fatal error|Program crashed|error:|panicked|Assertion|FAILED' "$log"
+        grep -E -m 40 '✘|Fatal error|Program crashed|error:|panicked|Assertion|FAIL|^not ok' "$log"
         grep -E -A 25 -m 1 'Thread [0-9]+ crashed' "$log"
         # `◇ Test x started.` without a `✔`/`✘ Test x ...` line after it.
         sed -n 's/^◇ Test \(.*\) started\.$/\1/p' "$log" | sort -u >"$log.started"
