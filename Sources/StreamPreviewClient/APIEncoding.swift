@@ -47,12 +47,19 @@ struct PostRequest: RequestMessage {
     var thumbnailBytes: Int64
     var movieContentType: String
     var thumbnailContentType: String
+    var details = PreviewDetails()
 
     func json() throws -> Data {
-        try JSONSerialization.data(withJSONObject: [
+        var object: [String: Any] = [
             "streamId": String(streamId), "movieBytes": String(movieBytes), "thumbnailBytes": String(thumbnailBytes),
             "movieContentType": movieContentType, "thumbnailContentType": thumbnailContentType,
-        ])
+        ]
+        if !details.title.isEmpty { object["title"] = details.title }
+        if !details.category.isEmpty { object["category"] = details.category }
+        if !details.language.isEmpty { object["language"] = details.language }
+        if details.mature { object["mature"] = true }
+        if !details.altText.isEmpty { object["altText"] = details.altText }
+        return try JSONSerialization.data(withJSONObject: object)
     }
 
     func protobuf() -> [UInt8] {
@@ -62,6 +69,11 @@ struct PostRequest: RequestMessage {
         writer.writeInt64(field: 3, thumbnailBytes)
         writer.writeString(field: 4, movieContentType)
         writer.writeString(field: 5, thumbnailContentType)
+        writer.writeString(field: 7, details.title)
+        writer.writeString(field: 8, details.category)
+        writer.writeString(field: 9, details.language)
+        writer.writeBool(field: 10, details.mature)
+        writer.writeString(field: 11, details.altText)
         return writer.bytes
     }
 }
@@ -114,6 +126,11 @@ extension FeedItem: ResponseMessage {
             case 16: shareUrl = try reader.readString(field, name: "shareUrl")
             case 17: downloadUrl = try reader.readString(field, name: "downloadUrl")
             case 18: codecs = try reader.readString(field, name: "codecs")
+            case 19: details.title = try reader.readString(field, name: "title")
+            case 20: details.category = try reader.readString(field, name: "category")
+            case 21: details.language = try reader.readString(field, name: "language")
+            case 22: details.mature = try reader.readBool(field)
+            case 23: details.altText = try reader.readString(field, name: "altText")
             default: try reader.skip(field)
             }
         }

@@ -41,6 +41,8 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
     /// `AVURLAsset.isPlayableExtendedMIMEType` or `MediaSource.isTypeSupported` before loading;
     /// empty when the server did not say.
     public var codecs: String
+    /// What the streamer said of the preview (`PreviewDetails`); empty and false when not said.
+    public var details: PreviewDetails
 
     public var id: Int64 { streamId }
 
@@ -48,7 +50,8 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         streamId: Int64, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0, liked: Bool = false,
         seen: Bool = false, previewVersion: Int64 = 1, updatedAt: Int64 = 0, expiresAt: Int64 = 0,
         durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false, stale: Bool = false,
-        labels: [String: String] = [:], shareUrl: String = "", downloadUrl: String = "", codecs: String = ""
+        labels: [String: String] = [:], shareUrl: String = "", downloadUrl: String = "", codecs: String = "",
+        details: PreviewDetails = PreviewDetails()
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -68,11 +71,13 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         self.shareUrl = shareUrl
         self.downloadUrl = downloadUrl
         self.codecs = codecs
+        self.details = details
     }
 
     enum CodingKeys: String, CodingKey {
         case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt, durationMs
         case width, height, fastStart, stale, labels, shareUrl, downloadUrl, codecs
+        case title, category, language, mature, altText
     }
 
     public init(from decoder: any Decoder) throws {
@@ -95,10 +100,16 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         shareUrl = try c.decodeIfPresent(String.self, forKey: .shareUrl) ?? ""
         downloadUrl = try c.decodeIfPresent(String.self, forKey: .downloadUrl) ?? ""
         codecs = try c.decodeIfPresent(String.self, forKey: .codecs) ?? ""
+        details = PreviewDetails(
+            title: try c.decodeIfPresent(String.self, forKey: .title) ?? "",
+            category: try c.decodeIfPresent(String.self, forKey: .category) ?? "",
+            language: try c.decodeIfPresent(String.self, forKey: .language) ?? "",
+            mature: try c.decodeIfPresent(Bool.self, forKey: .mature) ?? false,
+            altText: try c.decodeIfPresent(String.self, forKey: .altText) ?? "")
     }
 
     /// Writes the proto3 JSON mapping the server writes (int64 as strings; labels, the two
-    /// optional URLs and the codecs left out when empty).
+    /// optional URLs, the codecs and the details left out when empty).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(String(streamId), forKey: .streamId)
@@ -119,6 +130,11 @@ public struct FeedItem: Sendable, Hashable, Codable, Identifiable {
         if !shareUrl.isEmpty { try c.encode(shareUrl, forKey: .shareUrl) }
         if !downloadUrl.isEmpty { try c.encode(downloadUrl, forKey: .downloadUrl) }
         if !codecs.isEmpty { try c.encode(codecs, forKey: .codecs) }
+        if !details.title.isEmpty { try c.encode(details.title, forKey: .title) }
+        if !details.category.isEmpty { try c.encode(details.category, forKey: .category) }
+        if !details.language.isEmpty { try c.encode(details.language, forKey: .language) }
+        if details.mature { try c.encode(true, forKey: .mature) }
+        if !details.altText.isEmpty { try c.encode(details.altText, forKey: .altText) }
     }
 }
 
@@ -192,6 +208,28 @@ public struct UploadTicket: Sendable, Hashable, Codable {
     public var refreshAfter: Int64
     public var clip: SignedPut
     public var still: SignedPut
+}
+
+/// What the streamer says of a preview, sent with its upload request and shown with it: the
+/// title, a category slug (`music`), a BCP 47 language tag (`ja`), whether it is for mature
+/// audiences, and alt text (what the clip shows, for screen readers). The server refuses a value
+/// it cannot take with 400 `invalid_argument` naming the field; each upload states its own.
+public struct PreviewDetails: Sendable, Hashable, Codable {
+    public var title: String
+    public var category: String
+    public var language: String
+    public var mature: Bool
+    public var altText: String
+
+    public init(
+        title: String = "", category: String = "", language: String = "", mature: Bool = false, altText: String = ""
+    ) {
+        self.title = title
+        self.category = category
+        self.language = language
+        self.mature = mature
+        self.altText = altText
+    }
 }
 
 /// What `upload` did: the upload the server issued and the item it published.

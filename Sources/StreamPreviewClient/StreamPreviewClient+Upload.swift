@@ -41,16 +41,20 @@ extension StreamPreviewClient {
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`), call
     /// `commit(ticket)`.
     public func upload(
-        stream: Int64, clip: URL, still: URL, onEvent: (@Sendable (UploadEvent) -> Void)? = nil
+        stream: Int64, clip: URL, still: URL, details: PreviewDetails = PreviewDetails(),
+        onEvent: (@Sendable (UploadEvent) -> Void)? = nil
     ) async throws -> UploadResult {
-        let ticket = try await requestUpload(stream: stream, clip: clip, still: still, onEvent: onEvent)
+        let ticket = try await requestUpload(
+            stream: stream, clip: clip, still: still, details: details, onEvent: onEvent)
         return UploadResult(ticket: ticket, item: try await finishUpload(ticket, onEvent: onEvent))
     }
 
     /// `POST /api/preview/post`: signed PUT URLs for the two files, bound to their sizes and types
-    /// (from the extensions). Sent again only when the server cannot have issued URLs.
+    /// (from the extensions), with what `details` says of the preview. Sent again only when the
+    /// server cannot have issued URLs.
     public func requestUpload(
-        stream: Int64, clip: URL, still: URL, onEvent: (@Sendable (UploadEvent) -> Void)? = nil
+        stream: Int64, clip: URL, still: URL, details: PreviewDetails = PreviewDetails(),
+        onEvent: (@Sendable (UploadEvent) -> Void)? = nil
     ) async throws -> UploadTicket {
         let label = "POST /api/preview/post"
         let clipType = try Self.mediaType(of: clip, among: Self.clipTypes, label: label)
@@ -58,7 +62,7 @@ extension StreamPreviewClient {
         let body = PostRequest(
             streamId: stream, movieBytes: try Self.size(of: clip, label: label),
             thumbnailBytes: try Self.size(of: still, label: label), movieContentType: clipType,
-            thumbnailContentType: stillType)
+            thumbnailContentType: stillType, details: details)
         let answer = try await retrying(.post, label: label, expiresAt: nil, onEvent: onEvent) { _ in
             try await self.exchange(
                 try await self.apiRequest("POST", "/api/preview/post", body: body, authenticated: true), label: label)

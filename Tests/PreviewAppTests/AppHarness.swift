@@ -144,10 +144,12 @@ final class AppHarness {
 
     /// Issues an upload, PUTs both objects through the local store, and commits.
     @discardableResult
-    func publish(stream: Int64, movie: [UInt8] = TestClips.mp4, thumbnail: [UInt8] = TestClips.jpeg) throws -> FeedItem
-    {
+    func publish(
+        stream: Int64, movie: [UInt8] = TestClips.mp4, thumbnail: [UInt8] = TestClips.jpeg, extraJSON: String = ""
+    ) throws -> FeedItem {
         let streamer = token("streamer-\(stream)", .streamer, streams: [stream])
-        let issued = try upload(stream: stream, token: streamer, movie: movie, thumbnail: thumbnail)
+        let issued = try upload(
+            stream: stream, token: streamer, movie: movie, thumbnail: thumbnail, extraJSON: extraJSON)
         let committed = send(
             "POST", "/api/preview/commit", token: streamer,
             json: #"{"streamId":"\#(stream)","uploadId":"\#(issued.uploadId)"}"#)
@@ -156,16 +158,24 @@ final class AppHarness {
     }
 
     /// Asks for upload URLs for a clip and a thumbnail of the given sizes.
-    func requestUpload(stream: Int64, token: String, movieBytes: Int = 100, thumbnailBytes: Int = 10) -> HTTPResponse {
+    /// `extraJSON`: more members of the request, each with a leading comma.
+    func requestUpload(
+        stream: Int64, token: String, movieBytes: Int = 100, thumbnailBytes: Int = 10, extraJSON: String = ""
+    ) -> HTTPResponse {
         send(
             "POST", "/api/preview/post", token: token,
-            json: #"{"streamId":"\#(stream)","movieBytes":\#(movieBytes),"thumbnailBytes":\#(thumbnailBytes)}"#)
+            json:
+                #"{"streamId":"\#(stream)","movieBytes":\#(movieBytes),"thumbnailBytes":\#(thumbnailBytes)\#(extraJSON)}"#
+        )
     }
 
     /// Issues an upload and PUTs both objects, without committing.
-    func upload(stream: Int64, token: String, movie: [UInt8], thumbnail: [UInt8]) throws -> StreamPreviewPostResponse {
+    func upload(
+        stream: Int64, token: String, movie: [UInt8], thumbnail: [UInt8], extraJSON: String = ""
+    ) throws -> StreamPreviewPostResponse {
         let posted = requestUpload(
-            stream: stream, token: token, movieBytes: movie.count, thumbnailBytes: thumbnail.count)
+            stream: stream, token: token, movieBytes: movie.count, thumbnailBytes: thumbnail.count,
+            extraJSON: extraJSON)
         try #require(posted.status == 200, "post: \(posted.text)")
         let issued = try StreamPreviewPostResponse(json: posted.bytes)
         for (url, headers, bytes) in [

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewTestSupport
+import StreamPreviewClient
 import Testing
 
 @testable import PreviewApp
@@ -193,5 +194,42 @@ import Testing
     func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return try #require(attributes[.posixPermissions] as? Int)
+    }
+}
+
+/// `upload`'s and `capture`'s `--title`, `--category`, `--language`, `--mature`, `--alt-text`.
+@Suite struct UploadDetailsOptionsTests {
+    static let tail = ["--server", "http://127.0.0.1:1", "--stream", "42", "--token", "t", "c.mp4", "t.jpg"]
+
+    @Test func theDetailsAreParsedWithTheLanguageInCanonicalCase() throws {
+        let parsed = try Command.parse(
+            [
+                "upload", "--title", "Jam", "--category", "music", "--language", "en-us", "--mature", "--alt-text",
+                "Keys",
+            ]
+                + Self.tail, environment: [:]
+        ).get()
+        guard case .upload(let options) = parsed else { throw UsageError("not upload") }
+        #expect(
+            options.uploader.details
+                == PreviewDetails(title: "Jam", category: "music", language: "en-US", mature: true, altText: "Keys"))
+        guard case .upload(let plain) = try Command.parse(["upload"] + Self.tail, environment: [:]).get() else {
+            throw UsageError("not upload")
+        }
+        #expect(plain.uploader.details == PreviewDetails())
+    }
+
+    @Test(arguments: [
+        (["--category", "Music"], "--category: category must be"),
+        (["--language", "english!"], "--language: language"),
+        (["--alt-text", "a\u{1}"], "--alt-text: altText must not contain control characters"),
+        (["--mature=maybe"], "--mature takes true or false"),
+    ])
+    func aBadDetailIsAUsageErrorBeforeAnythingIsSent(flags: [String], said: String) {
+        guard case .failure(let error) = Command.parse(["upload"] + flags + Self.tail, environment: [:]) else {
+            Issue.record("accepted \(flags)")
+            return
+        }
+        #expect(error.message.contains(said), "\(error.message)")
     }
 }

@@ -11,10 +11,10 @@ struct FeedItemLabelsTests {
         previewVersion: 2, updatedAt: 100, expiresAt: 700, durationMs: 2000, width: 320, height: 180, fastStart: true,
         labels: ["rating": "general", "lang": "ü"])
 
-    @Test("JSON: an object between height and liked; left out entirely when empty; read back either way")
+    @Test("JSON: an object between height and language; left out entirely when empty; read back either way")
     func json() throws {
         let text = String(decoding: Self.item.jsonBytes(), as: UTF8.self)
-        #expect(text.contains(#""height":180,"labels":{"lang":"ü","rating":"general"},"liked":false"#))
+        #expect(text.contains(#""height":180,"labels":{"lang":"ü","rating":"general"},"language":"""#))
         #expect(try FeedItem(json: Self.item.jsonBytes()) == Self.item)
         var plain = Self.item
         plain.labels = [:]

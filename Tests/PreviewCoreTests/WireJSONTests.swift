@@ -10,9 +10,10 @@ struct WireJSONTests {
     @Test func defaultValuesAreAllWrittenWithInt64AsStringsAndKeysSorted() {
         #expect(
             Self.text(FeedItem().jsonBytes()) == """
-                {"codecs":"","downloadUrl":"","durationMs":"0","expiresAt":"0","fastStart":false,"height":0,"liked":false,"likes":"0",\
-                "movieUrl":"","previewVersion":"0","seen":false,"shareUrl":"","stale":false,"streamId":"0",\
-                "thumbnailUrl":"","updatedAt":"0","width":0}
+                {"altText":"","category":"","codecs":"","downloadUrl":"","durationMs":"0","expiresAt":"0",\
+                "fastStart":false,"height":0,"language":"","liked":false,"likes":"0","mature":false,"movieUrl":"",\
+                "previewVersion":"0","seen":false,"shareUrl":"","stale":false,"streamId":"0","thumbnailUrl":"",\
+                "title":"","updatedAt":"0","width":0}
                 """)
         #expect(
             Self.text(StreamPreviewPostResponse().jsonBytes()) == """
@@ -25,8 +26,8 @@ struct WireJSONTests {
         #expect(Self.text(ErrorResponse().jsonBytes()) == #"{"code":"","message":"","requestId":"","target":""}"#)
         #expect(
             Self.text(StreamPreviewPostRequest().jsonBytes()) == """
-                {"movieBytes":"0","movieContentType":"","streamId":"0","thumbnailBytes":"0","thumbnailContentType":"",\
-                "watchUrl":""}
+                {"altText":"","category":"","language":"","mature":false,"movieBytes":"0","movieContentType":"",\
+                "streamId":"0","thumbnailBytes":"0","thumbnailContentType":"","title":"","watchUrl":""}
                 """)
         #expect(Self.text(StreamStatsResponse().jsonBytes()) == #"{"streamId":"0","versions":[],"watchUrl":""}"#)
         #expect(Self.text(WatchUrlRequest().jsonBytes()) == #"{"watchUrl":""}"#)

@@ -94,13 +94,13 @@ class Api:
             self.streamer_tokens[stream_id] = self.serve.token(f"streamer-{stream_id}", "streamer", stream_id)
         return self.streamer_tokens[stream_id]
 
-    def prepare(self, stream_id):
+    def prepare(self, stream_id, description=None):
         """Upload URLs asked for and both files PUT: only the commit is left (see commit)."""
         token = self.streamer(stream_id)
         status, issued = self.call("POST", "/api/preview/post", token, {
             "streamId": str(stream_id), "movieBytes": os.path.getsize(CLIP),
             "thumbnailBytes": os.path.getsize(THUMBNAIL),
-            "movieContentType": "video/mp4", "thumbnailContentType": "image/jpeg"})
+            "movieContentType": "video/mp4", "thumbnailContentType": "image/jpeg", **(description or {})})
         if status != 200:
             fail(f"upload URLs for stream {stream_id}: {status} {issued}")
         self.put(issued["movieBodyUrl"], issued["movieHeaders"], CLIP)
@@ -116,8 +116,8 @@ class Api:
             fail(f"commit of stream {stream_id}: {status} {item}")
         return item, answered
 
-    def publish(self, stream_id):
-        return self.commit(stream_id, self.prepare(stream_id))
+    def publish(self, stream_id, description=None):
+        return self.commit(stream_id, self.prepare(stream_id, description))
 
     def end(self, stream_id):
         status, body = self.call("DELETE", f"/api/preview/{stream_id}", self.streamer(stream_id))
@@ -317,6 +317,24 @@ def check_strip_matches_feed(page, api):
     log(f"strip = feed order {feed}, thumbnails loaded, cells 9:15, likes disabled without a token, "
         f"status {status.text!r}")
     return feed
+
+
+DESCRIPTION = {"title": "Night synth jam", "altText": "Hands on a keyboard under purple light"}
+
+
+def check_accessible_names(page):
+    """A described preview's cell is named by its title and alt text; others by their number."""
+    name = f"{DESCRIPTION['title']}: {DESCRIPTION['altText']}"
+    label = page.element('[data-stream-id="102"] button.play').get_attribute("aria-label") or ""
+    if label not in (f"Play {name}", f"Playing {name}"):
+        fail(f"the described cell's button is named {label!r}, not after its title and alt text")
+    alt = page.element('[data-stream-id="102"] img.thumb').get_attribute("alt")
+    if alt != DESCRIPTION["altText"]:
+        fail(f"the described cell's still has alt {alt!r}")
+    plain = page.element('[data-stream-id="101"] button.play').get_attribute("aria-label") or ""
+    if plain not in ("Play stream 101", "Playing stream 101"):
+        fail(f"an undescribed cell's button is named {plain!r}")
+    log(f"accessible names: {label!r}, still alt {alt!r}; an undescribed cell {plain!r}")
 
 
 def check_round_robin(page, order, cycles=2):
@@ -709,7 +727,7 @@ def main():
         paster = serve.token("viewer-paste", "viewer")
         viewer = serve.token("viewer-1", "viewer")
         for stream_id in (101, 102, 103):
-            api.publish(stream_id)
+            api.publish(stream_id, DESCRIPTION if stream_id == 102 else None)
         driver = browser(os.path.join(work, "profile"), os.path.join(work, "chromedriver.log"))
         driver.set_window_size(*WINDOW)
         page = Page(driver, serve.base)
@@ -717,6 +735,7 @@ def main():
         # Anonymous.
         page.open()
         order = check_strip_matches_feed(page, api)
+        check_accessible_names(page)
         check_round_robin(page, order)
         check_live_insert(page, api, order, [104, 105, 106])
         for stream_id in range(int(order[-1]) + 1, 108):

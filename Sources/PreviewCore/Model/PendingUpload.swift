@@ -19,11 +19,13 @@ public struct PendingUpload: Sendable, Equatable {
     /// while it has not. Kept in the upload's hash, so it holds on every replica and ends with
     /// the upload.
     public var hookRefusal: String?
+    /// What the upload request said of the preview; published with it.
+    public var description: PreviewDescription
 
     public init(
         streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64,
-        subject: String? = nil, hookRefusal: String? = nil
+        subject: String? = nil, hookRefusal: String? = nil, description: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -35,6 +37,7 @@ public struct PendingUpload: Sendable, Equatable {
         self.commitDeadline = commitDeadline
         self.subject = subject
         self.hookRefusal = hookRefusal
+        self.description = description
     }
 
     /// Hash field names the scripts read.
@@ -54,7 +57,7 @@ public struct PendingUpload: Sendable, Equatable {
         ]
         if let subject { fields.append(("subject", subject)) }
         if let hookRefusal { fields.append((Field.hookRefusal, hookRefusal)) }
-        return fields
+        return fields + description.fields
     }
 
     public init?(streamId: Int64, uploadId: String, fields: [String: String]) {
@@ -73,6 +76,7 @@ public struct PendingUpload: Sendable, Equatable {
         self.init(
             streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
             movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline,
-            subject: fields["subject"], hookRefusal: fields[Field.hookRefusal])
+            subject: fields["subject"], hookRefusal: fields[Field.hookRefusal],
+            description: PreviewDescription(fields: fields))
     }
 }

@@ -31,10 +31,13 @@ public struct CommitHookCall: Sendable, Equatable {
     public var width: Int32
     public var height: Int32
     public var urlsExpireAt: Int64
+    /// What the streamer said of the preview; the JSON has it as `description` when any of it
+    /// was said.
+    public var description: PreviewDescription
 
     public init(
         streamId: Int64, uploadId: String, subject: String, movie: Object, thumbnail: Object, durationMs: Int64,
-        width: Int32, height: Int32, urlsExpireAt: Int64
+        width: Int32, height: Int32, urlsExpireAt: Int64, description: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -45,11 +48,27 @@ public struct CommitHookCall: Sendable, Equatable {
         self.width = width
         self.height = height
         self.urlsExpireAt = urlsExpireAt
+        self.description = description
     }
 
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
+        if !description.isEmpty {
+            writer.key("description")
+            writer.beginObject()
+            writer.key("altText")
+            writer.string(description.altText)
+            writer.key("category")
+            writer.string(description.category)
+            writer.key("language")
+            writer.string(description.language)
+            writer.key("mature")
+            writer.bool(description.mature)
+            writer.key("title")
+            writer.string(description.title)
+            writer.endObject()
+        }
         writer.key("durationMs")
         writer.int64String(durationMs)
         writer.key("height")

@@ -46,13 +46,22 @@ public struct FeedItem: Sendable, Equatable {
     /// `MediaSource.isTypeSupported` or `canPlayType` before loading; empty when unknown (a
     /// preview committed before the field existed).
     public var codecs: String
+    /// Fields 19-23: what the streamer said of the preview (`PreviewDescription`): a title, a
+    /// category slug, a BCP 47 language tag, whether it is for mature audiences, and alt text
+    /// (what the clip shows, for screen readers); empty and false when not said.
+    public var title: String
+    public var category: String
+    public var language: String
+    public var mature: Bool
+    public var altText: String
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
         expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
         labels: [String: String] = [:], stale: Bool = false, shareUrl: String = "", downloadUrl: String = "",
-        codecs: String = ""
+        codecs: String = "", title: String = "", category: String = "", language: String = "", mature: Bool = false,
+        altText: String = ""
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -72,6 +81,20 @@ public struct FeedItem: Sendable, Equatable {
         self.shareUrl = shareUrl
         self.downloadUrl = downloadUrl
         self.codecs = codecs
+        self.title = title
+        self.category = category
+        self.language = language
+        self.mature = mature
+        self.altText = altText
+    }
+
+    /// The description's fields, set from `description`.
+    public mutating func describe(_ description: PreviewDescription) {
+        title = description.title
+        category = description.category
+        language = description.language
+        mature = description.mature
+        altText = description.altText
     }
 }
 
@@ -106,6 +129,11 @@ extension FeedItem: WireMessage {
             case (16, .lengthDelimited): shareUrl = try reader.readString(field, name: "shareUrl")
             case (17, .lengthDelimited): downloadUrl = try reader.readString(field, name: "downloadUrl")
             case (18, .lengthDelimited): codecs = try reader.readString(field, name: "codecs")
+            case (19, .lengthDelimited): title = try reader.readString(field, name: "title")
+            case (20, .lengthDelimited): category = try reader.readString(field, name: "category")
+            case (21, .lengthDelimited): language = try reader.readString(field, name: "language")
+            case (22, .varint): mature = try reader.readBool(field)
+            case (23, .lengthDelimited): altText = try reader.readString(field, name: "altText")
             default: try reader.skip(field)
             }
         }
@@ -131,6 +159,11 @@ extension FeedItem: WireMessage {
         writer.writeString(field: 16, shareUrl)
         writer.writeString(field: 17, downloadUrl)
         writer.writeString(field: 18, codecs)
+        writer.writeString(field: 19, title)
+        writer.writeString(field: 20, category)
+        writer.writeString(field: 21, language)
+        writer.writeBool(field: 22, mature)
+        writer.writeString(field: 23, altText)
         return writer.bytes
     }
 
@@ -147,6 +180,10 @@ extension FeedItem: WireMessage {
     /// Writes the item's JSON object (also as an element of `FeedResponse.items`).
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.key("altText")
+        writer.string(altText)
+        writer.key("category")
+        writer.string(category)
         writer.key("codecs")
         writer.string(codecs)
         writer.key("downloadUrl")
@@ -163,10 +200,14 @@ extension FeedItem: WireMessage {
             writer.key("labels")
             writer.stringMap(labels)
         }
+        writer.key("language")
+        writer.string(language)
         writer.key("liked")
         writer.bool(liked)
         writer.key("likes")
         writer.int64String(likes)
+        writer.key("mature")
+        writer.bool(mature)
         writer.key("movieUrl")
         writer.string(movieUrl)
         writer.key("previewVersion")
@@ -181,6 +222,8 @@ extension FeedItem: WireMessage {
         writer.int64String(streamId)
         writer.key("thumbnailUrl")
         writer.string(thumbnailUrl)
+        writer.key("title")
+        writer.string(title)
         writer.key("updatedAt")
         writer.int64String(updatedAt)
         writer.key("width")
@@ -196,7 +239,8 @@ extension FeedItem: WireMessage {
             expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
             height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false, labels: dto.labels ?? [:],
             stale: dto.stale ?? false, shareUrl: dto.shareUrl ?? "", downloadUrl: dto.downloadUrl ?? "",
-            codecs: dto.codecs ?? "")
+            codecs: dto.codecs ?? "", title: dto.title ?? "", category: dto.category ?? "",
+            language: dto.language ?? "", mature: dto.mature ?? false, altText: dto.altText ?? "")
     }
 
     var dto: DTO {
@@ -205,7 +249,8 @@ extension FeedItem: WireMessage {
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
             expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
             height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale,
-            shareUrl: shareUrl, downloadUrl: downloadUrl, codecs: codecs)
+            shareUrl: shareUrl, downloadUrl: downloadUrl, codecs: codecs, title: title, category: category,
+            language: language, mature: mature, altText: altText)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -229,11 +274,16 @@ extension FeedItem: WireMessage {
         var shareUrl: String?
         var downloadUrl: String?
         var codecs: String?
+        var title: String?
+        var category: String?
+        var language: String?
+        var mature: Bool?
+        var altText: String?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
             case durationMs, width, height, fastStart, labels
-            case stale, shareUrl, downloadUrl, codecs
+            case stale, shareUrl, downloadUrl, codecs, title, category, language, mature, altText
         }
     }
 }

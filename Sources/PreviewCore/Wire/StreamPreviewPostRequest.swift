@@ -1,4 +1,5 @@
 public import ProtobufWire
+
 /// POST /api/preview/post: ask for two signed PUT URLs
 /// (`message StreamPreviewPostRequest` in proto/stream_preview.proto).
 public struct StreamPreviewPostRequest: Sendable, Equatable {
@@ -15,10 +16,17 @@ public struct StreamPreviewPostRequest: Sendable, Equatable {
     /// Field 6: where the stream's tracking link sends browsers (`WatchURL`); empty leaves the
     /// stream's watch URL as it is.
     public var watchUrl: String
+    /// Fields 7-11: the preview's description (`PreviewDescription`); empty and false when not said.
+    public var title: String
+    public var category: String
+    public var language: String
+    public var mature: Bool
+    public var altText: String
 
     public init(
         streamId: Int64 = 0, movieBytes: Int64 = 0, thumbnailBytes: Int64 = 0,
-        movieContentType: String = "", thumbnailContentType: String = "", watchUrl: String = ""
+        movieContentType: String = "", thumbnailContentType: String = "", watchUrl: String = "",
+        title: String = "", category: String = "", language: String = "", mature: Bool = false, altText: String = ""
     ) {
         self.streamId = streamId
         self.movieBytes = movieBytes
@@ -26,6 +34,11 @@ public struct StreamPreviewPostRequest: Sendable, Equatable {
         self.movieContentType = movieContentType
         self.thumbnailContentType = thumbnailContentType
         self.watchUrl = watchUrl
+        self.title = title
+        self.category = category
+        self.language = language
+        self.mature = mature
+        self.altText = altText
     }
 }
 
@@ -42,6 +55,11 @@ extension StreamPreviewPostRequest: WireMessage {
             case (5, .lengthDelimited):
                 thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
             case (6, .lengthDelimited): watchUrl = try reader.readString(field, name: "watchUrl")
+            case (7, .lengthDelimited): title = try reader.readString(field, name: "title")
+            case (8, .lengthDelimited): category = try reader.readString(field, name: "category")
+            case (9, .lengthDelimited): language = try reader.readString(field, name: "language")
+            case (10, .varint): mature = try reader.readBool(field)
+            case (11, .lengthDelimited): altText = try reader.readString(field, name: "altText")
             default: try reader.skip(field)
             }
         }
@@ -55,6 +73,11 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.writeString(field: 4, movieContentType)
         writer.writeString(field: 5, thumbnailContentType)
         writer.writeString(field: 6, watchUrl)
+        writer.writeString(field: 7, title)
+        writer.writeString(field: 8, category)
+        writer.writeString(field: 9, language)
+        writer.writeBool(field: 10, mature)
+        writer.writeString(field: 11, altText)
         return writer.bytes
     }
 
@@ -66,12 +89,22 @@ extension StreamPreviewPostRequest: WireMessage {
         self.init(
             streamId: dto.streamId?.value ?? 0, movieBytes: dto.movieBytes?.value ?? 0,
             thumbnailBytes: dto.thumbnailBytes?.value ?? 0, movieContentType: dto.movieContentType ?? "",
-            thumbnailContentType: dto.thumbnailContentType ?? "", watchUrl: dto.watchUrl ?? "")
+            thumbnailContentType: dto.thumbnailContentType ?? "", watchUrl: dto.watchUrl ?? "",
+            title: dto.title ?? "", category: dto.category ?? "", language: dto.language ?? "",
+            mature: dto.mature ?? false, altText: dto.altText ?? "")
     }
 
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
+        writer.key("altText")
+        writer.string(altText)
+        writer.key("category")
+        writer.string(category)
+        writer.key("language")
+        writer.string(language)
+        writer.key("mature")
+        writer.bool(mature)
         writer.key("movieBytes")
         writer.int64String(movieBytes)
         writer.key("movieContentType")
@@ -82,6 +115,8 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.int64String(thumbnailBytes)
         writer.key("thumbnailContentType")
         writer.string(thumbnailContentType)
+        writer.key("title")
+        writer.string(title)
         writer.key("watchUrl")
         writer.string(watchUrl)
         writer.endObject()
@@ -94,7 +129,8 @@ extension StreamPreviewPostRequest: WireMessage {
         DTO(
             streamId: JSONInt64(streamId), movieBytes: JSONInt64(movieBytes),
             thumbnailBytes: JSONInt64(thumbnailBytes), movieContentType: movieContentType,
-            thumbnailContentType: thumbnailContentType, watchUrl: watchUrl)
+            thumbnailContentType: thumbnailContentType, watchUrl: watchUrl, title: title, category: category,
+            language: language, mature: mature, altText: altText)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -105,9 +141,15 @@ extension StreamPreviewPostRequest: WireMessage {
         var movieContentType: String?
         var thumbnailContentType: String?
         var watchUrl: String?
+        var title: String?
+        var category: String?
+        var language: String?
+        var mature: Bool?
+        var altText: String?
 
         enum CodingKeys: String, CodingKey {
             case streamId, movieBytes, thumbnailBytes, movieContentType, thumbnailContentType, watchUrl
+            case title, category, language, mature, altText
         }
     }
 }

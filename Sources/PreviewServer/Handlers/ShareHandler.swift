@@ -122,9 +122,10 @@ struct ShareHandler: Sendable {
     }
 
     /// The page: link-preview tags in its head (the clip's own type: a QuickTime clip is not
-    /// announced as MP4), the clip playing in its body.
+    /// announced as MP4), the clip playing in its body. The streamer's title names the page and
+    /// the preview, and the alt text describes the image and the clip.
     static func page(_ item: FeedItem, clipType: MediaType) -> String {
-        let title = "Stream \(item.streamId) is live"
+        let title = item.title.isEmpty ? "Stream \(item.streamId) is live" : item.title
         let movie = HTMLText.escape(item.movieUrl)
         let thumbnail = HTMLText.escape(item.thumbnailUrl)
         let size = item.width > 0 && item.height > 0
@@ -144,8 +145,12 @@ struct ShareHandler: Sendable {
                 ("property", "og:image:height", String(item.height)),
             ]
         }
+        if !item.altText.isEmpty {
+            meta += [("property", "og:image:alt", item.altText), ("name", "twitter:image:alt", item.altText)]
+        }
         let tags = meta.map { "<meta \($0.0)=\"\($0.1)\" content=\"\(HTMLText.escape($0.2))\">" }
         let dimensions = size ? " width=\"\(item.width)\" height=\"\(item.height)\"" : ""
+        let label = item.altText.isEmpty ? "" : " aria-label=\"\(HTMLText.escape(item.altText))\""
         return """
             <!doctype html>
             <html lang="en">
@@ -159,7 +164,7 @@ struct ShareHandler: Sendable {
             <body class="share">
             <main>
             <h1>\(HTMLText.escape(title))</h1>
-            <video src="\(movie)" poster="\(thumbnail)"\(dimensions) autoplay muted loop playsinline controls></video>
+            <video src="\(movie)" poster="\(thumbnail)"\(dimensions)\(label) autoplay muted loop playsinline controls></video>
             <p><a href="/">All live streams</a></p>
             </main>
             </body>

@@ -120,7 +120,8 @@ package final class CommitHook: Sendable {
             thumbnail: .init(
                 url: try storage.privateDownloadURL(key: pending.thumbnailKey, now: now, expiresIn: expiresIn),
                 contentType: pending.thumbnail.type.rawValue, bytes: thumbnailBytes),
-            durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn)
+            durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn,
+            description: pending.description)
         switch ask(call, now: now) {
         case .success(.allow(let labels)):
             return .publish(labels: labels)

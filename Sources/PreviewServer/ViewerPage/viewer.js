@@ -199,6 +199,7 @@
       if (cell.version !== version) cell.seen = false;
       cell.item = item;
       cell.version = version;
+      describe(cell);
       // The playing <video> keeps its source; the new clip URL is used when the cell plays next.
       if (newPicture) cell.img.src = item.thumbnailUrl;
     }
@@ -209,6 +210,21 @@
     cell.likes = String(item.likes || "0");
     renderLike(cell);
     return cell;
+  }
+
+  // The cell's accessible name: the streamer's title and alt text when they gave them (a screen
+  // reader announces what the clip shows), else the stream's number.
+  function cellName(cell, verb) {
+    const item = cell.item || {};
+    const title = item.title || "stream " + cell.id;
+    return verb + " " + title + (item.altText ? ": " + item.altText : "");
+  }
+
+  function describe(cell) {
+    const playing = cell.button.getAttribute("aria-label").startsWith("Playing");
+    cell.button.setAttribute("aria-label", cellName(cell, playing ? "Playing" : "Play"));
+    cell.img.alt = cell.item && cell.item.altText ? cell.item.altText : "";
+    cell.el.title = cell.item && cell.item.title ? cell.item.title : "";
   }
 
   function brokenImage(img) {
@@ -300,7 +316,7 @@
     video.addEventListener("error", () => failed(session));
     cell.button.append(video);
     cell.el.dataset.state = "playing";
-    cell.button.setAttribute("aria-label", "Playing stream " + cell.id);
+    cell.button.setAttribute("aria-label", cellName(cell, "Playing"));
     playing = session;
     watch(session);
     center(cell, false);
@@ -331,7 +347,7 @@
     video.pause();
     video.remove();
     delete cell.el.dataset.state;
-    cell.button.setAttribute("aria-label", "Play stream " + cell.id);
+    cell.button.setAttribute("aria-label", cellName(cell, "Play"));
   }
 
   function ended(session) {

@@ -33,4 +33,30 @@ struct ClientUploadTests {
         let feed = try #require(try await fixture.client(token: nil).feed())
         #expect(feed.items.map(\.streamId) == [42])
     }
+
+    @Test("The preview's details go with the upload request and come back in the item, in both encodings")
+    func details() async throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFolder() }
+        // The streamer owns stream 42 only: the second upload replaces the first preview.
+        for (stream, encoding) in [(Int64(42), APIEncoding.json), (42, .protobuf)] {
+            let client = try fixture.client(token: fixture.streamer, encoding: encoding)
+            let details = PreviewDetails(
+                title: "Night synth jam (\(encoding))", category: "music", language: "pt-br", mature: true,
+                altText: "Hands on a keyboard")
+            let result = try await client.upload(
+                stream: stream, clip: fixture.clipURL, still: fixture.stillURL, details: details)
+            var expected = details
+            expected.language = "pt-BR"
+            #expect(result.item.details == expected, "\(encoding)")
+            let feed = try #require(try await fixture.client(token: nil, encoding: encoding).feed())
+            #expect(feed.items.first { $0.streamId == stream }?.details == expected, "\(encoding)")
+        }
+        let refused = await #expect(throws: StreamPreviewClientError.self) {
+            try await fixture.client(token: fixture.streamer).upload(
+                stream: 42, clip: fixture.clipURL, still: fixture.stillURL,
+                details: PreviewDetails(category: "Not A Slug"))
+        }
+        #expect(refused?.status == 400 && refused?.code == "invalid_argument", "\(String(describing: refused))")
+    }
 }

@@ -45,7 +45,7 @@ struct PreviewUploader {
         return try await reportingFailure {
             try await client.upload(
                 stream: options.streamId, clip: URL(fileURLWithPath: moviePath),
-                still: URL(fileURLWithPath: thumbnailPath), onEvent: events)
+                still: URL(fileURLWithPath: thumbnailPath), details: options.details, onEvent: events)
         }
     }
 

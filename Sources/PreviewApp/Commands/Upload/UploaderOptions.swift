@@ -1,8 +1,9 @@
 import PreviewCore
 import PreviewServer
+import StreamPreviewClient
 
-/// How an uploading command reaches the API: the server, a streamer's bearer token, the stream
-/// and the wire format, shared by `upload` and `capture`.
+/// How an uploading command reaches the API: the server, a streamer's bearer token, the stream,
+/// the wire format and what each preview is said to be, shared by `upload` and `capture`.
 struct UploaderOptions: Sendable, Equatable {
     var server = ""
     /// The bearer token from `--token` / `STREAMPREVIEW_TOKEN`; empty when `tokenFile` is given.
@@ -11,6 +12,8 @@ struct UploaderOptions: Sendable, Equatable {
     var tokenFile: String?
     var streamId: Int64 = 0
     var format = WireFormat.json
+    /// `--title`, `--category`, `--language`, `--mature`, `--alt-text`: sent with each upload.
+    var details = PreviewDetails()
 
     static let specs: [OptionSpec] = [
         OptionSpec(
@@ -26,6 +29,15 @@ struct UploaderOptions: Sendable, Equatable {
             help: "file holding the bearer token (read again before each upload, so it can be rotated)"),
         OptionSpec(flag: "stream", environment: nil, help: "stream ID"),
         OptionSpec(flag: "format", environment: nil, help: "API wire format: json or protobuf (default json)"),
+        OptionSpec(flag: "title", environment: nil, help: "the preview's title (at most 140 characters)"),
+        OptionSpec(
+            flag: "category", environment: nil,
+            help: "the preview's category, lower-case letters, digits and hyphens (music, just-chatting)"),
+        OptionSpec(flag: "language", environment: nil, help: "the stream's language, a BCP 47 tag (ja, en-US)"),
+        OptionSpec(flag: "mature", environment: nil, help: "the preview is for mature audiences", isSwitch: true),
+        OptionSpec(
+            flag: "alt-text", environment: nil,
+            help: "what the clip shows, for screen readers (at most 500 characters)"),
     ]
 
     static func parse(_ options: ParsedOptions) throws(UsageError) -> UploaderOptions {
@@ -52,6 +64,20 @@ struct UploaderOptions: Sendable, Equatable {
         case nil, "json": uploader.format = .json
         case "protobuf": uploader.format = .protobuf
         default: throw UsageError("--format must be json or protobuf")
+        }
+        // Checked as the server checks it, so a mistake is a usage error before anything is sent.
+        switch PreviewDescription.validated(
+            title: options.string("title") ?? "", category: options.string("category") ?? "",
+            language: options.string("language") ?? "", mature: try options.bool("mature"),
+            altText: options.string("alt-text") ?? "")
+        {
+        case .success(let description):
+            uploader.details = PreviewDetails(
+                title: description.title, category: description.category, language: description.language,
+                mature: description.mature, altText: description.altText)
+        case .failure(let error):
+            let flag = error.target == "altText" ? "alt-text" : error.target
+            throw UsageError("--\(flag): \(error.message)")
         }
         return uploader
     }
