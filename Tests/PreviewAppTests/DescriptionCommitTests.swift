@@ -16,13 +16,17 @@ import Testing
     @Test func theDescriptionReachesTheItemTheFeedInBothEncodingsAndTheHash() throws {
         let app = try AppHarness()
         let item = try app.publish(stream: 41, extraJSON: Self.described)
-        #expect(item.title == "Night synth jam" && item.category == "music" && item.language == "ja-JP")
-        #expect(item.mature && item.altText == "Hands on a keyboard")
+        #expect(
+            item.details.title == "Night synth jam" && item.details.category == "music"
+                && item.details.language == "ja-JP")
+        #expect(item.details.mature && item.details.altText == "Hands on a keyboard")
         let json = try #require(try app.feed().first)
-        #expect(json.title == item.title && json.language == "ja-JP" && json.mature)
+        #expect(json.details.title == item.details.title && json.details.language == "ja-JP" && json.details.mature)
         let protobuf = app.send("GET", "/api/feed", headers: [("Accept", "application/x-protobuf")])
         let listed = try #require(try FeedResponse(protobuf: protobuf.bytes).items.first)
-        #expect(listed.altText == "Hands on a keyboard" && listed.category == "music" && listed.mature)
+        #expect(
+            listed.details.altText == "Hands on a keyboard" && listed.details.category == "music"
+                && listed.details.mature)
         let hash = try app.redis.connection().command(["HMGET", RedisKeys(prefix: "t").preview(41), "title", "mature"])
         #expect(hash.array?.compactMap(\.string) == ["Night synth jam", "1"])
     }
@@ -31,8 +35,10 @@ import Testing
         let app = try AppHarness()
         try app.publish(stream: 42, extraJSON: Self.described)
         let next = try app.publish(stream: 42, extraJSON: #","title":"Second song""#)
-        #expect(next.title == "Second song" && next.category == "" && next.language == "" && !next.mature)
-        #expect(try app.feed().first?.altText == "")
+        #expect(
+            next.details.title == "Second song" && next.details.category == "" && next.details.language == ""
+                && !next.details.mature)
+        #expect(try app.feed().first?.details.altText == "")
     }
 
     @Test(arguments: [
@@ -58,8 +64,8 @@ import Testing
         var item = FeedItem(streamId: 7, movieUrl: "https://cdn.example/m", thumbnailUrl: "https://cdn.example/t")
         let plain = ShareHandler.page(item, clipType: .mp4)
         #expect(plain.contains("<title>Stream 7 is live</title>") && !plain.contains("og:image:alt"))
-        item.title = "Night <synth> jam"
-        item.altText = "Hands \"on\" keys"
+        item.details.title = "Night <synth> jam"
+        item.details.altText = "Hands \"on\" keys"
         let described = ShareHandler.page(item, clipType: .mp4)
         #expect(described.contains("<title>Night &lt;synth&gt; jam</title>"))
         #expect(described.contains(#"<meta property="og:title" content="Night &lt;synth&gt; jam">"#))

@@ -11,27 +11,25 @@ struct PreviewDescriptionTests {
     static func refusal(
         title: String = "", category: String = "", language: String = "", altText: String = ""
     ) -> APIError? {
-        if case .failure(let error) = PreviewDescription.validated(
-            title: title, category: category, language: language, mature: false, altText: altText)
-        {
+        if case .failure(let error) = PreviewDescription(
+            title: title, category: category, language: language, mature: false, altText: altText
+        ).validated() {
             return error
         }
         return nil
     }
 
     @Test func aGoodDescriptionIsKeptWithTheLanguageInCanonicalCase() throws {
-        let description = try PreviewDescription.validated(
+        let description = try PreviewDescription(
             title: "Late-night synth jam 🎹", category: "music", language: "zh-hant-tw", mature: true,
             altText: "Two hands on a keyboard under purple light"
-        ).get()
+        ).validated().get()
         #expect(
             description
                 == PreviewDescription(
                     title: "Late-night synth jam 🎹", category: "music", language: "zh-Hant-TW", mature: true,
                     altText: "Two hands on a keyboard under purple light"))
-        #expect(
-            try PreviewDescription.validated(title: "", category: "", language: "", mature: false, altText: "").get()
-                .isEmpty)
+        #expect(try PreviewDescription().validated().get().isEmpty)
     }
 
     @Test(arguments: [
@@ -78,11 +76,11 @@ struct PreviewDescriptionTests {
             streamId: 1, uploadId: "u", subject: "s", movie: .init(url: "m", contentType: "video/mp4", bytes: 1),
             thumbnail: .init(url: "t", contentType: "image/jpeg", bytes: 1), durationMs: 0, width: 0, height: 0,
             urlsExpireAt: 0)
-        #expect(!String(decoding: call.jsonBytes(), as: UTF8.self).contains("description"))
-        call.description = PreviewDescription(title: "Hi \"you\"", category: "music", mature: true)
+        #expect(!String(decoding: call.jsonBytes(), as: UTF8.self).contains("details"))
+        call.details = PreviewDescription(title: "Hi \"you\"", category: "music", mature: true)
         #expect(
             String(decoding: call.jsonBytes(), as: UTF8.self).hasPrefix(
-                #"{"description":{"altText":"","category":"music","language":"","mature":true,"title":"Hi \"you\""},"#))
+                #"{"details":{"altText":"","category":"music","language":"","mature":true,"title":"Hi \"you\""},"#))
     }
 
     @Test(arguments: [

@@ -20,12 +20,12 @@ public struct PendingUpload: Sendable, Equatable {
     /// the upload.
     public var hookRefusal: String?
     /// What the upload request said of the preview; published with it.
-    public var description: PreviewDescription
+    public var details: PreviewDescription
 
     public init(
         streamId: Int64, uploadId: String, movieKey: String, thumbnailKey: String,
         movie: UploadSpec.ObjectSpec, thumbnail: UploadSpec.ObjectSpec, urlExpiresAt: Int64, commitDeadline: Int64,
-        subject: String? = nil, hookRefusal: String? = nil, description: PreviewDescription = PreviewDescription()
+        subject: String? = nil, hookRefusal: String? = nil, details: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -37,7 +37,7 @@ public struct PendingUpload: Sendable, Equatable {
         self.commitDeadline = commitDeadline
         self.subject = subject
         self.hookRefusal = hookRefusal
-        self.description = description
+        self.details = details
     }
 
     /// Hash field names the scripts read.
@@ -57,7 +57,7 @@ public struct PendingUpload: Sendable, Equatable {
         ]
         if let subject { fields.append(("subject", subject)) }
         if let hookRefusal { fields.append((Field.hookRefusal, hookRefusal)) }
-        return fields + description.fields
+        return fields + details.fields
     }
 
     public init?(streamId: Int64, uploadId: String, fields: [String: String]) {
@@ -77,6 +77,6 @@ public struct PendingUpload: Sendable, Equatable {
             streamId: streamId, uploadId: uploadId, movieKey: movieKey, thumbnailKey: thumbnailKey,
             movie: movie, thumbnail: thumbnail, urlExpiresAt: expires, commitDeadline: deadline,
             subject: fields["subject"], hookRefusal: fields[Field.hookRefusal],
-            description: PreviewDescription(fields: fields))
+            details: PreviewDescription(fields: fields))
     }
 }

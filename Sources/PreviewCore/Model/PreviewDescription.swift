@@ -74,13 +74,11 @@ public struct PreviewDescription: Sendable, Equatable {
 
     /// The description as sent, checked field by field: the language tag comes back in its
     /// canonical case. The error names the first field that is wrong (400 `invalid_argument`).
-    public static func validated(
-        title: String, category: String, language: String, mature: Bool, altText: String
-    ) -> Result<PreviewDescription, APIError> {
-        if let problem = textProblem(title, name: "title", maxCharacters: maxTitleCharacters) {
+    public func validated() -> Result<PreviewDescription, APIError> {
+        if let problem = Self.textProblem(title, name: "title", maxCharacters: Self.maxTitleCharacters) {
             return .failure(.invalid("title", problem))
         }
-        if let problem = categoryProblem(category) { return .failure(.invalid("category", problem)) }
+        if let problem = Self.categoryProblem(category) { return .failure(.invalid("category", problem)) }
         var canonicalLanguage = ""
         if !language.isEmpty {
             guard let tag = LanguageTag.canonical(language) else {
@@ -92,7 +90,7 @@ public struct PreviewDescription: Sendable, Equatable {
             }
             canonicalLanguage = tag
         }
-        if let problem = textProblem(altText, name: "altText", maxCharacters: maxAltTextCharacters) {
+        if let problem = Self.textProblem(altText, name: "altText", maxCharacters: Self.maxAltTextCharacters) {
             return .failure(.invalid("altText", problem))
         }
         return .success(

@@ -27,7 +27,7 @@ public struct PreviewRecord: Sendable, Equatable {
     public var codecs: String
     /// What the streamer said of the preview (title, category, language, mature, alt text),
     /// after the commit hook's labels had their say (`PreviewDescription.labelled`).
-    public var description: PreviewDescription
+    public var details: PreviewDescription
     /// What the commit hook attached (`PreviewLabels`); empty for most previews, which then
     /// keep no hash field for it.
     public var labels: [String: String]
@@ -37,7 +37,7 @@ public struct PreviewRecord: Sendable, Equatable {
         movieType: MediaType, thumbnailType: MediaType, movieBytes: Int64, thumbnailBytes: Int64,
         movieURL: String? = nil, thumbnailURL: String? = nil, updatedAt: Int64, expiresAt: Int64,
         durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false, codecs: String = "",
-        description: PreviewDescription = PreviewDescription(), labels: [String: String] = [:]
+        details: PreviewDescription = PreviewDescription(), labels: [String: String] = [:]
     ) {
         self.streamId = streamId
         self.version = version
@@ -57,7 +57,7 @@ public struct PreviewRecord: Sendable, Equatable {
         self.height = height
         self.fastStart = fastStart
         self.codecs = codecs
-        self.description = description
+        self.details = details
         self.labels = labels
     }
 
@@ -103,7 +103,7 @@ public struct PreviewRecord: Sendable, Equatable {
         if let thumbnailURL { fields.append((Field.thumbnailURL, thumbnailURL)) }
         if !codecs.isEmpty { fields.append((Field.codecs, codecs)) }
         if !labels.isEmpty { fields.append((Field.labels, PreviewLabels.encode(labels))) }
-        return fields + description.fields
+        return fields + details.fields
     }
 
     /// Reads a preview hash; nil when the hash is absent or not one we wrote.
@@ -127,7 +127,7 @@ public struct PreviewRecord: Sendable, Equatable {
             width: fields[Field.width].flatMap { Int32($0) } ?? 0,
             height: fields[Field.height].flatMap { Int32($0) } ?? 0,
             fastStart: fields[Field.fastStart] == "1", codecs: fields[Field.codecs] ?? "",
-            description: PreviewDescription(fields: fields),
+            details: PreviewDescription(fields: fields),
             labels: fields[Field.labels].flatMap(PreviewLabels.decode) ?? [:])
     }
 }

@@ -31,13 +31,13 @@ public struct CommitHookCall: Sendable, Equatable {
     public var width: Int32
     public var height: Int32
     public var urlsExpireAt: Int64
-    /// What the streamer said of the preview; the JSON has it as `description` when any of it
-    /// was said.
-    public var description: PreviewDescription
+    /// What the streamer said of the preview; the JSON has it as `details` when any of it was
+    /// said.
+    public var details: PreviewDescription
 
     public init(
         streamId: Int64, uploadId: String, subject: String, movie: Object, thumbnail: Object, durationMs: Int64,
-        width: Int32, height: Int32, urlsExpireAt: Int64, description: PreviewDescription = PreviewDescription()
+        width: Int32, height: Int32, urlsExpireAt: Int64, details: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.uploadId = uploadId
@@ -48,25 +48,25 @@ public struct CommitHookCall: Sendable, Equatable {
         self.width = width
         self.height = height
         self.urlsExpireAt = urlsExpireAt
-        self.description = description
+        self.details = details
     }
 
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
-        if !description.isEmpty {
-            writer.key("description")
+        if !details.isEmpty {
+            writer.key("details")
             writer.beginObject()
             writer.key("altText")
-            writer.string(description.altText)
+            writer.string(details.altText)
             writer.key("category")
-            writer.string(description.category)
+            writer.string(details.category)
             writer.key("language")
-            writer.string(description.language)
+            writer.string(details.language)
             writer.key("mature")
-            writer.bool(description.mature)
+            writer.bool(details.mature)
             writer.key("title")
-            writer.string(description.title)
+            writer.string(details.title)
             writer.endObject()
         }
         writer.key("durationMs")

@@ -46,22 +46,16 @@ public struct FeedItem: Sendable, Equatable {
     /// `MediaSource.isTypeSupported` or `canPlayType` before loading; empty when unknown (a
     /// preview committed before the field existed).
     public var codecs: String
-    /// Fields 19-23: what the streamer said of the preview (`PreviewDescription`): a title, a
-    /// category slug, a BCP 47 language tag, whether it is for mature audiences, and alt text
-    /// (what the clip shows, for screen readers); empty and false when not said.
-    public var title: String
-    public var category: String
-    public var language: String
-    public var mature: Bool
-    public var altText: String
+    /// Fields 19-23 (`title`, `category`, `language`, `mature`, `altText`): what the streamer
+    /// said of the preview (`PreviewDescription`); empty and false when not said.
+    public var details: PreviewDescription
 
     public init(
         streamId: Int64 = 0, movieUrl: String = "", thumbnailUrl: String = "", likes: Int64 = 0,
         liked: Bool = false, seen: Bool = false, previewVersion: Int64 = 0, updatedAt: Int64 = 0,
         expiresAt: Int64 = 0, durationMs: Int64 = 0, width: Int32 = 0, height: Int32 = 0, fastStart: Bool = false,
         labels: [String: String] = [:], stale: Bool = false, shareUrl: String = "", downloadUrl: String = "",
-        codecs: String = "", title: String = "", category: String = "", language: String = "", mature: Bool = false,
-        altText: String = ""
+        codecs: String = "", details: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.movieUrl = movieUrl
@@ -81,20 +75,7 @@ public struct FeedItem: Sendable, Equatable {
         self.shareUrl = shareUrl
         self.downloadUrl = downloadUrl
         self.codecs = codecs
-        self.title = title
-        self.category = category
-        self.language = language
-        self.mature = mature
-        self.altText = altText
-    }
-
-    /// The description's fields, set from `description`.
-    public mutating func describe(_ description: PreviewDescription) {
-        title = description.title
-        category = description.category
-        language = description.language
-        mature = description.mature
-        altText = description.altText
+        self.details = details
     }
 }
 
@@ -129,11 +110,11 @@ extension FeedItem: WireMessage {
             case (16, .lengthDelimited): shareUrl = try reader.readString(field, name: "shareUrl")
             case (17, .lengthDelimited): downloadUrl = try reader.readString(field, name: "downloadUrl")
             case (18, .lengthDelimited): codecs = try reader.readString(field, name: "codecs")
-            case (19, .lengthDelimited): title = try reader.readString(field, name: "title")
-            case (20, .lengthDelimited): category = try reader.readString(field, name: "category")
-            case (21, .lengthDelimited): language = try reader.readString(field, name: "language")
-            case (22, .varint): mature = try reader.readBool(field)
-            case (23, .lengthDelimited): altText = try reader.readString(field, name: "altText")
+            case (19, .lengthDelimited): details.title = try reader.readString(field, name: "title")
+            case (20, .lengthDelimited): details.category = try reader.readString(field, name: "category")
+            case (21, .lengthDelimited): details.language = try reader.readString(field, name: "language")
+            case (22, .varint): details.mature = try reader.readBool(field)
+            case (23, .lengthDelimited): details.altText = try reader.readString(field, name: "altText")
             default: try reader.skip(field)
             }
         }
@@ -159,11 +140,11 @@ extension FeedItem: WireMessage {
         writer.writeString(field: 16, shareUrl)
         writer.writeString(field: 17, downloadUrl)
         writer.writeString(field: 18, codecs)
-        writer.writeString(field: 19, title)
-        writer.writeString(field: 20, category)
-        writer.writeString(field: 21, language)
-        writer.writeBool(field: 22, mature)
-        writer.writeString(field: 23, altText)
+        writer.writeString(field: 19, details.title)
+        writer.writeString(field: 20, details.category)
+        writer.writeString(field: 21, details.language)
+        writer.writeBool(field: 22, details.mature)
+        writer.writeString(field: 23, details.altText)
         return writer.bytes
     }
 
@@ -181,9 +162,9 @@ extension FeedItem: WireMessage {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("altText")
-        writer.string(altText)
+        writer.string(details.altText)
         writer.key("category")
-        writer.string(category)
+        writer.string(details.category)
         writer.key("codecs")
         writer.string(codecs)
         writer.key("downloadUrl")
@@ -201,13 +182,13 @@ extension FeedItem: WireMessage {
             writer.stringMap(labels)
         }
         writer.key("language")
-        writer.string(language)
+        writer.string(details.language)
         writer.key("liked")
         writer.bool(liked)
         writer.key("likes")
         writer.int64String(likes)
         writer.key("mature")
-        writer.bool(mature)
+        writer.bool(details.mature)
         writer.key("movieUrl")
         writer.string(movieUrl)
         writer.key("previewVersion")
@@ -223,7 +204,7 @@ extension FeedItem: WireMessage {
         writer.key("thumbnailUrl")
         writer.string(thumbnailUrl)
         writer.key("title")
-        writer.string(title)
+        writer.string(details.title)
         writer.key("updatedAt")
         writer.int64String(updatedAt)
         writer.key("width")
@@ -239,8 +220,7 @@ extension FeedItem: WireMessage {
             expiresAt: dto.expiresAt?.value ?? 0, durationMs: dto.durationMs?.value ?? 0, width: dto.width?.value ?? 0,
             height: dto.height?.value ?? 0, fastStart: dto.fastStart ?? false, labels: dto.labels ?? [:],
             stale: dto.stale ?? false, shareUrl: dto.shareUrl ?? "", downloadUrl: dto.downloadUrl ?? "",
-            codecs: dto.codecs ?? "", title: dto.title ?? "", category: dto.category ?? "",
-            language: dto.language ?? "", mature: dto.mature ?? false, altText: dto.altText ?? "")
+            codecs: dto.codecs ?? "", details: dto.details)
     }
 
     var dto: DTO {
@@ -249,8 +229,8 @@ extension FeedItem: WireMessage {
             liked: liked, seen: seen, previewVersion: JSONInt64(previewVersion), updatedAt: JSONInt64(updatedAt),
             expiresAt: JSONInt64(expiresAt), durationMs: JSONInt64(durationMs), width: JSONInt32(width),
             height: JSONInt32(height), fastStart: fastStart, labels: labels.isEmpty ? nil : labels, stale: stale,
-            shareUrl: shareUrl, downloadUrl: downloadUrl, codecs: codecs, title: title, category: category,
-            language: language, mature: mature, altText: altText)
+            shareUrl: shareUrl, downloadUrl: downloadUrl, codecs: codecs, title: details.title,
+            category: details.category, language: details.language, mature: details.mature, altText: details.altText)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.
@@ -284,6 +264,12 @@ extension FeedItem: WireMessage {
             case streamId, movieUrl, thumbnailUrl, likes, liked, seen, previewVersion, updatedAt, expiresAt
             case durationMs, width, height, fastStart, labels
             case stale, shareUrl, downloadUrl, codecs, title, category, language, mature, altText
+        }
+
+        var details: PreviewDescription {
+            PreviewDescription(
+                title: title ?? "", category: category ?? "", language: language ?? "", mature: mature ?? false,
+                altText: altText ?? "")
         }
     }
 }

@@ -16,17 +16,15 @@ public struct StreamPreviewPostRequest: Sendable, Equatable {
     /// Field 6: where the stream's tracking link sends browsers (`WatchURL`); empty leaves the
     /// stream's watch URL as it is.
     public var watchUrl: String
-    /// Fields 7-11: the preview's description (`PreviewDescription`); empty and false when not said.
-    public var title: String
-    public var category: String
-    public var language: String
-    public var mature: Bool
-    public var altText: String
+    /// Fields 7-11 (`title`, `category`, `language`, `mature`, `altText`): what the streamer says
+    /// of the preview, as sent (`PreviewDescription.validated` checks it); empty and false when
+    /// not said.
+    public var details: PreviewDescription
 
     public init(
         streamId: Int64 = 0, movieBytes: Int64 = 0, thumbnailBytes: Int64 = 0,
         movieContentType: String = "", thumbnailContentType: String = "", watchUrl: String = "",
-        title: String = "", category: String = "", language: String = "", mature: Bool = false, altText: String = ""
+        details: PreviewDescription = PreviewDescription()
     ) {
         self.streamId = streamId
         self.movieBytes = movieBytes
@@ -34,11 +32,7 @@ public struct StreamPreviewPostRequest: Sendable, Equatable {
         self.movieContentType = movieContentType
         self.thumbnailContentType = thumbnailContentType
         self.watchUrl = watchUrl
-        self.title = title
-        self.category = category
-        self.language = language
-        self.mature = mature
-        self.altText = altText
+        self.details = details
     }
 }
 
@@ -55,11 +49,11 @@ extension StreamPreviewPostRequest: WireMessage {
             case (5, .lengthDelimited):
                 thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
             case (6, .lengthDelimited): watchUrl = try reader.readString(field, name: "watchUrl")
-            case (7, .lengthDelimited): title = try reader.readString(field, name: "title")
-            case (8, .lengthDelimited): category = try reader.readString(field, name: "category")
-            case (9, .lengthDelimited): language = try reader.readString(field, name: "language")
-            case (10, .varint): mature = try reader.readBool(field)
-            case (11, .lengthDelimited): altText = try reader.readString(field, name: "altText")
+            case (7, .lengthDelimited): details.title = try reader.readString(field, name: "title")
+            case (8, .lengthDelimited): details.category = try reader.readString(field, name: "category")
+            case (9, .lengthDelimited): details.language = try reader.readString(field, name: "language")
+            case (10, .varint): details.mature = try reader.readBool(field)
+            case (11, .lengthDelimited): details.altText = try reader.readString(field, name: "altText")
             default: try reader.skip(field)
             }
         }
@@ -73,11 +67,11 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.writeString(field: 4, movieContentType)
         writer.writeString(field: 5, thumbnailContentType)
         writer.writeString(field: 6, watchUrl)
-        writer.writeString(field: 7, title)
-        writer.writeString(field: 8, category)
-        writer.writeString(field: 9, language)
-        writer.writeBool(field: 10, mature)
-        writer.writeString(field: 11, altText)
+        writer.writeString(field: 7, details.title)
+        writer.writeString(field: 8, details.category)
+        writer.writeString(field: 9, details.language)
+        writer.writeBool(field: 10, details.mature)
+        writer.writeString(field: 11, details.altText)
         return writer.bytes
     }
 
@@ -90,21 +84,22 @@ extension StreamPreviewPostRequest: WireMessage {
             streamId: dto.streamId?.value ?? 0, movieBytes: dto.movieBytes?.value ?? 0,
             thumbnailBytes: dto.thumbnailBytes?.value ?? 0, movieContentType: dto.movieContentType ?? "",
             thumbnailContentType: dto.thumbnailContentType ?? "", watchUrl: dto.watchUrl ?? "",
-            title: dto.title ?? "", category: dto.category ?? "", language: dto.language ?? "",
-            mature: dto.mature ?? false, altText: dto.altText ?? "")
+            details: PreviewDescription(
+                title: dto.title ?? "", category: dto.category ?? "", language: dto.language ?? "",
+                mature: dto.mature ?? false, altText: dto.altText ?? ""))
     }
 
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("altText")
-        writer.string(altText)
+        writer.string(details.altText)
         writer.key("category")
-        writer.string(category)
+        writer.string(details.category)
         writer.key("language")
-        writer.string(language)
+        writer.string(details.language)
         writer.key("mature")
-        writer.bool(mature)
+        writer.bool(details.mature)
         writer.key("movieBytes")
         writer.int64String(movieBytes)
         writer.key("movieContentType")
@@ -116,7 +111,7 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.key("thumbnailContentType")
         writer.string(thumbnailContentType)
         writer.key("title")
-        writer.string(title)
+        writer.string(details.title)
         writer.key("watchUrl")
         writer.string(watchUrl)
         writer.endObject()
@@ -129,8 +124,9 @@ extension StreamPreviewPostRequest: WireMessage {
         DTO(
             streamId: JSONInt64(streamId), movieBytes: JSONInt64(movieBytes),
             thumbnailBytes: JSONInt64(thumbnailBytes), movieContentType: movieContentType,
-            thumbnailContentType: thumbnailContentType, watchUrl: watchUrl, title: title, category: category,
-            language: language, mature: mature, altText: altText)
+            thumbnailContentType: thumbnailContentType, watchUrl: watchUrl, title: details.title,
+            category: details.category, language: details.language, mature: details.mature,
+            altText: details.altText)
     }
 
     /// The proto3 JSON shape; absent or `null` keys decode as defaults.

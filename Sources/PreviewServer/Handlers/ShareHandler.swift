@@ -125,7 +125,7 @@ struct ShareHandler: Sendable {
     /// announced as MP4), the clip playing in its body. The streamer's title names the page and
     /// the preview, and the alt text describes the image and the clip.
     static func page(_ item: FeedItem, clipType: MediaType) -> String {
-        let title = item.title.isEmpty ? "Stream \(item.streamId) is live" : item.title
+        let title = item.details.title.isEmpty ? "Stream \(item.streamId) is live" : item.details.title
         let movie = HTMLText.escape(item.movieUrl)
         let thumbnail = HTMLText.escape(item.thumbnailUrl)
         let size = item.width > 0 && item.height > 0
@@ -145,12 +145,14 @@ struct ShareHandler: Sendable {
                 ("property", "og:image:height", String(item.height)),
             ]
         }
-        if !item.altText.isEmpty {
-            meta += [("property", "og:image:alt", item.altText), ("name", "twitter:image:alt", item.altText)]
+        if !item.details.altText.isEmpty {
+            meta += [
+                ("property", "og:image:alt", item.details.altText), ("name", "twitter:image:alt", item.details.altText),
+            ]
         }
         let tags = meta.map { "<meta \($0.0)=\"\($0.1)\" content=\"\(HTMLText.escape($0.2))\">" }
         let dimensions = size ? " width=\"\(item.width)\" height=\"\(item.height)\"" : ""
-        let label = item.altText.isEmpty ? "" : " aria-label=\"\(HTMLText.escape(item.altText))\""
+        let label = item.details.altText.isEmpty ? "" : " aria-label=\"\(HTMLText.escape(item.details.altText))\""
         return """
             <!doctype html>
             <html lang="en">

@@ -20,10 +20,7 @@ struct UploadHandlers: Sendable {
         ).get()
         try Authenticator.requireOwner(caller, of: spec.streamId)
         try FigureHandlers.check(body.watchUrl, allowedSchemes: context.watchURLSchemes)
-        let description = try PreviewDescription.validated(
-            title: body.title, category: body.category, language: body.language, mature: body.mature,
-            altText: body.altText
-        ).get()
+        let details = try body.details.validated().get()
         if let shortfall = context.diskFloor?.shortfall() {
             Log.warn("upload_refused_disk_low", ["stream_id": String(spec.streamId), "reason": shortfall])
             throw APIError(
@@ -37,7 +34,7 @@ struct UploadHandlers: Sendable {
             thumbnailKey: ObjectKeys.thumbnail(streamId: spec.streamId, uploadId: uploadId, type: spec.thumbnail.type),
             movie: spec.movie, thumbnail: spec.thumbnail, urlExpiresAt: now + context.policy.uploadURLTTL,
             commitDeadline: now + context.policy.uploadURLTTL + context.policy.commitWindow,
-            subject: caller.subject, description: description)
+            subject: caller.subject, details: details)
         let ttl = context.policy.uploadURLTTL
         let movie = try context.storage.uploadTarget(key: upload.movieKey, spec: spec.movie, now: now, expiresIn: ttl)
         let thumbnail = try context.storage.uploadTarget(
@@ -168,7 +165,7 @@ struct UploadHandlers: Sendable {
             thumbnailURL: context.publicURL(of: pending.thumbnailKey),
             updatedAt: now, expiresAt: now + context.policy.previewTTL, durationMs: clip.durationMs, width: clip.width,
             height: clip.height, fastStart: clip.fastStart, codecs: clip.codecs,
-            description: pending.description.labelled(by: labels), labels: labels)
+            details: pending.details.labelled(by: labels), labels: labels)
         let outcome = try context.store.publish(record, retireUntil: now + context.graceSeconds, now: now)
         if case .published(let stream) = outcome {
             context.feedCache.published(stream, nowMilliseconds: context.nowMilliseconds())

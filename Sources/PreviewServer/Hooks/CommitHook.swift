@@ -121,7 +121,7 @@ package final class CommitHook: Sendable {
                 url: try storage.privateDownloadURL(key: pending.thumbnailKey, now: now, expiresIn: expiresIn),
                 contentType: pending.thumbnail.type.rawValue, bytes: thumbnailBytes),
             durationMs: clip.durationMs, width: clip.width, height: clip.height, urlsExpireAt: now + expiresIn,
-            description: pending.description)
+            details: pending.details)
         switch ask(call, now: now) {
         case .success(.allow(let labels)):
             return .publish(labels: labels)

@@ -116,7 +116,7 @@ package struct AppContext: Sendable {
         let preview = stream.preview
         let disposition = AttachmentDisposition.value(
             streamId: preview.streamId, version: preview.version, key: preview.movieKey)
-        var item = FeedItem(
+        return FeedItem(
             streamId: preview.streamId,
             movieUrl: try preview.movieURL ?? storage.downloadURL(key: preview.movieKey, now: now),
             thumbnailUrl: try preview.thumbnailURL ?? storage.downloadURL(key: preview.thumbnailKey, now: now),
@@ -126,9 +126,7 @@ package struct AppContext: Sendable {
             stale: now >= Self.staleAt(preview, previewRefresh: previewRefresh),
             shareUrl: serverURL.shareURL(streamId: preview.streamId),
             downloadUrl: try storage.downloadURL(key: preview.movieKey, disposition: disposition, now: now),
-            codecs: preview.codecs)
-        item.describe(preview.description)
-        return item
+            codecs: preview.codecs, details: preview.details)
     }
 
     /// When a preview turns stale: its commit time + the refresh time.

@@ -66,11 +66,11 @@ struct UploaderOptions: Sendable, Equatable {
         default: throw UsageError("--format must be json or protobuf")
         }
         // Checked as the server checks it, so a mistake is a usage error before anything is sent.
-        switch PreviewDescription.validated(
+        let said = PreviewDescription(
             title: options.string("title") ?? "", category: options.string("category") ?? "",
             language: options.string("language") ?? "", mature: try options.bool("mature"),
             altText: options.string("alt-text") ?? "")
-        {
+        switch said.validated() {
         case .success(let description):
             uploader.details = PreviewDetails(
                 title: description.title, category: description.category, language: description.language,
