@@ -116,6 +116,35 @@ struct CommitHookTests {
         #expect(try hook.api.feedItems().map(\.previewVersion) == [2])
     }
 
+    @Test("The hook sees the description, and its mature and category labels have the last word on them")
+    func labelsOverrideMatureAndCategory() throws {
+        let hook = try HookedService(
+            script: [
+                .json(#"{"allow":true,"labels":{"mature":"true","category":"talk","rating":"teen"}}"#),
+                .json(#"{"allow":true,"labels":{"mature":"false"}}"#),
+            ])
+        let said = PreviewDescription(
+            title: "Chat", category: "music", language: "de", mature: false, altText: "A face")
+        let first = try hook.commit(try hook.upload(seed: 1, details: said))
+        try #require(first.status == 200, "\(first.text)")
+        let item = try first.json(FeedItem.self)
+        #expect(
+            item.details
+                == PreviewDescription(title: "Chat", category: "talk", language: "de", mature: true, altText: "A face"))
+        #expect(item.labels == ["mature": "true", "category": "talk", "rating": "teen"])
+        let body = try #require(try hook.receiver.requests.first?.jsonObject())
+        let details = try #require(body["details"] as? [String: Any], "\(body)")
+        #expect(details["title"] as? String == "Chat" && details["category"] as? String == "music")
+        #expect(details["mature"] as? Bool == false && details["language"] as? String == "de")
+
+        var adult = said
+        adult.mature = true
+        let second = try hook.commit(try hook.upload(seed: 2, details: adult))
+        try #require(second.status == 200, "\(second.text)")
+        #expect(try hook.api.feedItems().first?.details.mature == false, "the hook's false clears the streamer's true")
+        #expect(try hook.api.feedItems().first?.details.category == "music")
+    }
+
     @Test("The refusal is kept in Redis with the upload: another replica answers it without a call")
     func refusalHoldsOnEveryReplica() throws {
         let hook = try HookedService(script: [.json(#"{"allow":false,"reason":"no phone numbers"}"#)], replicas: 2)
@@ -285,11 +314,14 @@ final class HookedService {
         var issued: StreamPreviewPostResponse
     }
 
-    func upload(seed: UInt8, streamId: Int64 = 42, token: String? = nil) throws -> Upload {
+    func upload(
+        seed: UInt8, streamId: Int64 = 42, token: String? = nil, details: PreviewDescription = PreviewDescription()
+    ) throws -> Upload {
         let token = token ?? self.token
         let movie = TestMedia.mp4(size: 3000 + Int(seed) * 100, seed: seed, durationMs: 7500, width: 320, height: 180)
         let thumbnail = TestMedia.jpeg(seed: seed)
-        let issued = try api.issue(streamId: streamId, movie: movie, thumbnail: thumbnail, token: token)
+        let issued = try api.issue(
+            streamId: streamId, movie: movie, thumbnail: thumbnail, details: details, token: token)
         try api.putBoth(issued, movie: movie, thumbnail: thumbnail)
         return Upload(streamId: streamId, token: token, movie: movie, thumbnail: thumbnail, issued: issued)
     }

@@ -112,12 +112,13 @@ final class APIClient {
     /// Asks for upload URLs with declared sizes and types, expecting 200.
     func issue(
         streamId: Int64, movie: [UInt8], thumbnail: [UInt8], movieType: String = "video/mp4",
-        thumbnailType: String = "image/jpeg", token: String, sourceLocation: SourceLocation = #_sourceLocation
+        thumbnailType: String = "image/jpeg", details: PreviewDescription = PreviewDescription(), token: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> StreamPreviewPostResponse {
         let reply = try requestUpload(
             StreamPreviewPostRequest(
                 streamId: streamId, movieBytes: Int64(movie.count), thumbnailBytes: Int64(thumbnail.count),
-                movieContentType: movieType, thumbnailContentType: thumbnailType),
+                movieContentType: movieType, thumbnailContentType: thumbnailType, details: details),
             token: token)
         try #require(
             reply.status == 200, "post answered \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
