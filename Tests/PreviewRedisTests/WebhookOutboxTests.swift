@@ -28,7 +28,10 @@ struct WebhookOutboxTests {
 
     /// Records an upload of `stream` and publishes it through `store` at `at`; returns its upload ID.
     @discardableResult
-    func publish(_ stream: Int64, _ number: Int, at: Int64, through store: PreviewStore? = nil) throws -> String {
+    func publish(
+        _ stream: Int64, _ number: Int, at: Int64, through store: PreviewStore? = nil,
+        details: PreviewDescription = PreviewDescription()
+    ) throws -> String {
         let store = store ?? self.store
         let id = String(format: "%032x", number)
         let spec = UploadSpec.ObjectSpec(type: .mp4, declaredBytes: 10, maxBytes: 10)
@@ -40,7 +43,7 @@ struct WebhookOutboxTests {
         let record = PreviewRecord(
             streamId: stream, version: 0, uploadId: id, movieKey: upload.movieKey, thumbnailKey: upload.thumbnailKey,
             movieType: .mp4, thumbnailType: .jpeg, movieBytes: 10, thumbnailBytes: 5, updatedAt: at,
-            expiresAt: at + 600)
+            expiresAt: at + 600, details: details)
         _ = try store.publish(record, retireUntil: at + 60, now: at)
         return id
     }
@@ -82,6 +85,24 @@ struct WebhookOutboxTests {
         let off = PreviewStore(pool: redis.pool(maxIdle: 1), keys: RedisKeys(prefix: "off"))
         try publish(7, 3, at: now, through: off)
         #expect(try command(["EXISTS", off.keys.webhookOutbox(7), off.keys.webhookOutboxes]).int == 0)
+    }
+
+    @Test("published and replaced carry the new version's description; a version without one carries none")
+    func eventsCarryTheDescription() throws {
+        let said = PreviewDescription(title: "Jam", category: "music", language: "ja", mature: true, altText: "Keys")
+        try publish(10, 1, at: now, details: said)
+        try publish(10, 2, at: now + 10, details: PreviewDescription(title: "Second"))
+        try publish(10, 3, at: now + 20)
+        let events = try outbox(10)
+        #expect(events.map { $0?.type } == [.published, .replaced, .replaced])
+        #expect(events.map { $0?.details } == [said, PreviewDescription(title: "Second"), nil])
+        let body = String(decoding: try #require(events[0]).jsonBody, as: UTF8.self)
+        #expect(
+            body.contains(
+                #""details":{"altText":"Keys","category":"music","language":"ja","mature":true,"title":"Jam"}"#),
+            "\(body)")
+        #expect(!String(decoding: try #require(events[2]).jsonBody, as: UTF8.self).contains("details"))
+        #expect(WebhookEvent(fields: Dictionary(uniqueKeysWithValues: try #require(events[0]).fields)) == events[0])
     }
 
     @Test("a commit over an expired preview the sweeper has not reached announces its expiry, then the publish")

@@ -52,6 +52,23 @@ public struct PreviewDescription: Sendable, Equatable {
             altText: fields[Field.altText] ?? "")
     }
 
+    /// The five members as one JSON object, keys in byte order (the hook call's and webhooks'
+    /// `details`).
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("altText")
+        writer.string(altText)
+        writer.key("category")
+        writer.string(category)
+        writer.key("language")
+        writer.string(language)
+        writer.key("mature")
+        writer.bool(mature)
+        writer.key("title")
+        writer.string(title)
+        writer.endObject()
+    }
+
     /// Whether the streamer said nothing of the preview.
     public var isEmpty: Bool { self == PreviewDescription() }
 

@@ -42,11 +42,14 @@ public struct WebhookEvent: Sendable, Equatable {
     /// Replaced, and removed for an end or expiry: the figures of the version that stopped being
     /// live (the previous one of a replacement), when it counted any (`PreviewFigures`).
     public var finalFigures: PreviewFigures?
+    /// Published and replaced: what the streamer said of the new version, when anything
+    /// (`PreviewDescription`, after the moderation hook's labels).
+    public var details: PreviewDescription?
 
     public init(
         id: String, type: WebhookEventType, createdAt: Int64, streamId: Int64, previewVersion: Int64,
         uploadId: String, expiresAt: Int64? = nil, previousVersion: Int64? = nil, previousUploadId: String? = nil,
-        reason: WebhookRemovalReason? = nil, finalFigures: PreviewFigures? = nil
+        reason: WebhookRemovalReason? = nil, finalFigures: PreviewFigures? = nil, details: PreviewDescription? = nil
     ) {
         self.id = id
         self.type = type
@@ -59,6 +62,7 @@ public struct WebhookEvent: Sendable, Equatable {
         self.previousUploadId = previousUploadId
         self.reason = reason
         self.finalFigures = finalFigures
+        self.details = details
     }
 
     /// The names of the stored fields (the Lua scripts write the same names).
@@ -75,6 +79,8 @@ public struct WebhookEvent: Sendable, Equatable {
         public static let reason = "reason"
         /// The prefix of the final figures' fields (`final.liveFrom`, `final.likes`, ...).
         public static let finalPrefix = "final."
+        /// The prefix of the description's fields (`details.title`, ...), as the preview hash names them.
+        public static let detailsPrefix = "details."
     }
 
     /// Reads stored fields; nil when a required one is missing or malformed (an entry written by
@@ -98,6 +104,11 @@ public struct WebhookEvent: Sendable, Equatable {
             final[String(name.dropFirst(Field.finalPrefix.count))] = value
         }
         finalFigures = PreviewFigures(previewVersion: previousVersion ?? version, fields: final)
+        var described: [String: String] = [:]
+        for (name, value) in fields where name.hasPrefix(Field.detailsPrefix) {
+            described[String(name.dropFirst(Field.detailsPrefix.count))] = value
+        }
+        details = described.isEmpty ? nil : PreviewDescription(fields: described)
         switch type {
         case .published: guard expiresAt != nil else { return nil }
         case .replaced: guard expiresAt != nil, previousVersion != nil, previousUploadId != nil else { return nil }
@@ -117,6 +128,7 @@ public struct WebhookEvent: Sendable, Equatable {
         if let previousUploadId { out.append((Field.previousUploadId, previousUploadId)) }
         if let reason { out.append((Field.reason, reason.rawValue)) }
         for (name, value) in finalFigures?.fields ?? [] { out.append((Field.finalPrefix + name, value)) }
+        for (name, value) in details?.fields ?? [] { out.append((Field.detailsPrefix + name, value)) }
         return out
     }
 
@@ -154,6 +166,10 @@ public struct WebhookEvent: Sendable, Equatable {
         if let finalFigures {
             writer.key("finalFigures")
             finalFigures.write(to: &writer)
+        }
+        if let details {
+            writer.key("details")
+            details.write(to: &writer)
         }
         if let reason {
             writer.key("reason")

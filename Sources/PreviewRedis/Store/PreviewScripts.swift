@@ -71,7 +71,8 @@ enum PreviewScripts {
     /// version counter and likers become persistent while the stream is live. With webhooks on,
     /// the outbox gets `preview.replaced` when a live preview was replaced (whose objects are
     /// then recorded in the replaced-objects hash for their `preview.removed`), else
-    /// `preview.published`, after a `preview.removed` (expired) for an expired preview not swept yet.
+    /// `preview.published`, after a `preview.removed` (expired) for an expired preview not swept yet;
+    /// both carry the new version's description fields that are set, as `details.<name>`.
     /// The version that was live stops counting figures (`FigureScripts`; its final figures ride
     /// in its `preview.replaced` or `preview.removed`) and the new one starts.
     static let publish = RedisScript(
@@ -125,10 +126,20 @@ enum PreviewScripts {
             end
             figures_open(KEYS[13], KEYS[15], KEYS[16], version, now, tonumber(ARGV[12]), tonumber(ARGV[13]))
             redis.call('EXPIRE', KEYS[14], ARGV[13])
+            -- The new version's description (PreviewDescription's fields that are set), as details.<name>.
+            local details = {}
+            local names = {'title', 'category', 'language', 'mature', 'altText'}
+            for i, value in ipairs(redis.call('HMGET', KEYS[1], unpack(names))) do
+              if value then
+                table.insert(details, 'details.' .. names[i])
+                table.insert(details, value)
+              end
+            end
             if previous[1] and tonumber(previous[3] or '0') > now then
+              for _, value in ipairs(final) do table.insert(details, value) end
               webhook_event(KEYS[11], ARGV[11], 0, 'preview.replaced', ARGV[3], 'previewVersion', version,
                 'uploadId', ARGV[1], 'expiresAt', expires, 'previousVersion', previous[1], 'previousUploadId', from,
-                unpack(final))
+                unpack(details))
               if ARGV[11] ~= '' and old[1] and old[2] then
                 local owner = previous[1] .. ' ' .. from .. ' '
                 redis.call('HSET', KEYS[12], old[1], owner .. old[2], old[2], owner .. old[1])
@@ -141,7 +152,7 @@ enum PreviewScripts {
                   'uploadId', from, 'reason', 'expired', unpack(final))
               end
               webhook_event(KEYS[11], ARGV[11], number, 'preview.published', ARGV[3], 'previewVersion', version,
-                'uploadId', ARGV[1], 'expiresAt', expires)
+                'uploadId', ARGV[1], 'expiresAt', expires, unpack(details))
             end
             return {'published', redis.call('SCARD', KEYS[5]), redis.call('HGETALL', KEYS[1])}
             """)
