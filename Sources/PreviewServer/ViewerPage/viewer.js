@@ -221,8 +221,7 @@
   }
 
   function describe(cell) {
-    const playing = cell.button.getAttribute("aria-label").startsWith("Playing");
-    cell.button.setAttribute("aria-label", cellName(cell, playing ? "Playing" : "Play"));
+    cell.button.setAttribute("aria-label", cellName(cell, cell.el.dataset.state === "playing" ? "Playing" : "Play"));
     cell.img.alt = cell.item && cell.item.altText ? cell.item.altText : "";
     cell.el.title = cell.item && cell.item.title ? cell.item.title : "";
   }
