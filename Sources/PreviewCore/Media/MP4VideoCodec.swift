@@ -105,7 +105,7 @@ enum MP4SampleEntryReader {
     /// each one byte, written as six hex digits.
     static func avc(_ entry: String, _ config: ArraySlice<UInt8>) -> MP4VideoCodec? {
         guard config.count >= 4, let version = config.uint8(at: 0), version == 1 else { return nil }
-        let digits = (1...3).compactMap { config.uint8(at: $0) }.map { hex($0, width: 2) }.joined()
+        let digits = Hex.encode(config.dropFirst().prefix(3), uppercase: true)
         return MP4VideoCodec(sampleEntry: entry, family: .h264, codecs: "\(entry).\(digits)")
     }
 
@@ -118,10 +118,11 @@ enum MP4SampleEntryReader {
         else { return nil }
         let space = ["", "A", "B", "C"][Int(first >> 6)]
         let tier = first & 0x20 == 0 ? "L" : "H"
-        var parts = ["\(entry)", "\(space)\(first & 0x1F)", hex(compatibility.bitReversed), "\(tier)\(level)"]
+        let flags = String(compatibility.bitReversed, radix: 16, uppercase: true)
+        var parts = ["\(entry)", "\(space)\(first & 0x1F)", flags, "\(tier)\(level)"]
         let constraints = (6..<12).compactMap { config.uint8(at: $0) }
         if let last = constraints.lastIndex(where: { $0 != 0 }) {
-            parts += constraints[...last].map { hex($0, width: 2) }
+            parts += constraints[...last].map { Hex.encode([$0], uppercase: true) }
         }
         return MP4VideoCodec(sampleEntry: entry, family: .hevc, codecs: parts.joined(separator: "."))
     }
@@ -149,12 +150,6 @@ enum MP4SampleEntryReader {
         return MP4VideoCodec(
             sampleEntry: "vp09", family: .vp9,
             codecs: "vp09.\(decimal(profile)).\(decimal(level)).\(decimal(packed >> 4))")
-    }
-
-    /// Upper-case hex, at least `width` digits.
-    static func hex<T: BinaryInteger>(_ value: T, width: Int = 1) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Two decimal digits.

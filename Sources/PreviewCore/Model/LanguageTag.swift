@@ -62,20 +62,12 @@ public enum LanguageTag {
     /// 5-8 alphanumerics, or a digit and three alphanumerics.
     private static func isVariant(_ subtag: String) -> Bool {
         let bytes = Array(subtag.utf8)
-        return bytes.count >= 5 || (bytes.count == 4 && bytes[0] >= UInt8(ascii: "0") && bytes[0] <= UInt8(ascii: "9"))
+        return bytes.count >= 5 || (bytes.count == 4 && ASCII.isDigit(bytes[0]))
     }
 
-    private static func isAlpha(_ subtag: String) -> Bool {
-        subtag.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
-    }
+    private static func isAlpha(_ subtag: String) -> Bool { subtag.utf8.allSatisfy(ASCII.isLetter) }
 
-    private static func isDigits(_ subtag: String) -> Bool {
-        subtag.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-    }
+    private static func isDigits(_ subtag: String) -> Bool { subtag.utf8.allSatisfy(ASCII.isDigit) }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-    }
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool { ASCII.isLetter(byte) || ASCII.isDigit(byte) }
 }

@@ -116,27 +116,19 @@ public struct PreviewDescription: Sendable, Equatable {
     }
 
     /// Text shown to people: at most `maxCharacters` Unicode scalars (what JSON Schema's
-    /// `maxLength` counts, so the API description says exactly this), and without control characters (C0, C1, DEL, the line and
-    /// paragraph separators, the bidirectional embedding and isolate controls), which could break
-    /// a page's or a log's layout or reorder what is around the text.
+    /// `maxLength` counts, so the API description says exactly this), and none of the
+    /// characters `TerminalText.isUnsafe` names (controls, line and paragraph separators,
+    /// bidirectional marks and overrides, the byte-order mark), as for the hook's labels: they
+    /// could break a page's or a log's layout or reorder the text around them.
     static func textProblem(_ text: String, name: String, maxCharacters: Int) -> String? {
         let length = text.unicodeScalars.count
         guard length <= maxCharacters else {
             return "\(name) is \(length) characters long; at most \(maxCharacters) are allowed"
         }
-        for scalar in text.unicodeScalars where isControl(scalar) {
-            let code = String(scalar.value, radix: 16, uppercase: true)
-            return
-                "\(name) must not contain control characters (found U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))"
+        if let scalar = text.unicodeScalars.first(where: TerminalText.isUnsafe) {
+            return "\(name) must not contain control characters (found \(TerminalText.codePoint(scalar)))"
         }
         return nil
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
     }
 
     static func categoryProblem(_ category: String) -> String? {

@@ -20,9 +20,8 @@ public enum PreviewLabels {
                 return "\(key) has a value of \(value.utf8.count) bytes; at most \(maxValueBytes) are kept"
             }
             if let scalar = value.unicodeScalars.first(where: TerminalText.isUnsafe) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                return "\(key) has a control, line-separator or bidirectional character (\(code)) in its value"
+                return "\(key) has a control, line-separator or bidirectional character "
+                    + "(\(TerminalText.codePoint(scalar))) in its value"
             }
         }
         return nil

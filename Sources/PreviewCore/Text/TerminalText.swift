@@ -35,6 +35,13 @@ public enum TerminalText {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `U+` and at least four upper-case hex digits (`U+0007`, `U+202E`): how a message names a
+    /// character it refuses.
+    public static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
     /// Appends `\uXXXX` of a scalar below U+10000 (every unsafe one is).
     static func appendEscape(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
         out.append(contentsOf: #"\u"#.utf8)

@@ -110,12 +110,8 @@ extension FeedItem: WireMessage {
             case (16, .lengthDelimited): shareUrl = try reader.readString(field, name: "shareUrl")
             case (17, .lengthDelimited): downloadUrl = try reader.readString(field, name: "downloadUrl")
             case (18, .lengthDelimited): codecs = try reader.readString(field, name: "codecs")
-            case (19, .lengthDelimited): details.title = try reader.readString(field, name: "title")
-            case (20, .lengthDelimited): details.category = try reader.readString(field, name: "category")
-            case (21, .lengthDelimited): details.language = try reader.readString(field, name: "language")
-            case (22, .varint): details.mature = try reader.readBool(field)
-            case (23, .lengthDelimited): details.altText = try reader.readString(field, name: "altText")
-            default: try reader.skip(field)
+            default:
+                if try !details.read(field, from: &reader, firstField: 19) { try reader.skip(field) }
             }
         }
     }
@@ -140,11 +136,7 @@ extension FeedItem: WireMessage {
         writer.writeString(field: 16, shareUrl)
         writer.writeString(field: 17, downloadUrl)
         writer.writeString(field: 18, codecs)
-        writer.writeString(field: 19, details.title)
-        writer.writeString(field: 20, details.category)
-        writer.writeString(field: 21, details.language)
-        writer.writeBool(field: 22, details.mature)
-        writer.writeString(field: 23, details.altText)
+        details.write(to: &writer, firstField: 19)
         return writer.bytes
     }
 

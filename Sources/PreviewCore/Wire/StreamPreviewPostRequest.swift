@@ -49,12 +49,8 @@ extension StreamPreviewPostRequest: WireMessage {
             case (5, .lengthDelimited):
                 thumbnailContentType = try reader.readString(field, name: "thumbnailContentType")
             case (6, .lengthDelimited): watchUrl = try reader.readString(field, name: "watchUrl")
-            case (7, .lengthDelimited): details.title = try reader.readString(field, name: "title")
-            case (8, .lengthDelimited): details.category = try reader.readString(field, name: "category")
-            case (9, .lengthDelimited): details.language = try reader.readString(field, name: "language")
-            case (10, .varint): details.mature = try reader.readBool(field)
-            case (11, .lengthDelimited): details.altText = try reader.readString(field, name: "altText")
-            default: try reader.skip(field)
+            default:
+                if try !details.read(field, from: &reader, firstField: 7) { try reader.skip(field) }
             }
         }
     }
@@ -67,11 +63,7 @@ extension StreamPreviewPostRequest: WireMessage {
         writer.writeString(field: 4, movieContentType)
         writer.writeString(field: 5, thumbnailContentType)
         writer.writeString(field: 6, watchUrl)
-        writer.writeString(field: 7, details.title)
-        writer.writeString(field: 8, details.category)
-        writer.writeString(field: 9, details.language)
-        writer.writeBool(field: 10, details.mature)
-        writer.writeString(field: 11, details.altText)
+        details.write(to: &writer, firstField: 7)
         return writer.bytes
     }
 
